@@ -1,0 +1,52 @@
+# askpapers: `make run` and `make test` do all the set-up (venv, locked install, default index).
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+UV_VERSION := 0.13.9
+export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
+
+.PHONY: run install index chat test lint typecheck pytest bench bench-dev bench-speed lock clean
+
+run: index
+	$(BIN)/askpapers chat
+
+install: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
+	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	touch $@
+
+# Idempotent: builds the default index when it is missing, and is a no-op when it is current.
+index: install
+	$(BIN)/askpapers ingest data/icml2026
+
+test: install lint typecheck pytest
+
+lint: install
+	$(BIN)/ruff check rag vectorstore ui tests bench
+	$(BIN)/ruff format --check rag vectorstore ui tests bench
+
+typecheck: install
+	$(BIN)/mypy
+
+pytest: install
+	$(BIN)/python -m pytest -q
+
+bench: bench-dev bench-speed
+
+bench-dev: install
+	$(BIN)/python bench/dev_eval.py
+
+bench-speed: install
+	$(BIN)/python bench/speed.py
+
+# Deliberate upgrades only: re-resolve the lock from requirements/requirements.in, then run `make test`.
+lock: install
+	$(BIN)/uv pip compile requirements/requirements.in -o requirements.lock --python-version 3.11 --generate-hashes
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

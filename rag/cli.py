@@ -1,0 +1,172 @@
+"""The ``askpapers`` command: ingest, search, ask and chat. A thin layer over :mod:`rag.api`.
+
+Heavy modules (chromadb, onnxruntime) are imported only by the commands that need them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vectorstore.errors import AskPapersError
+
+log = logging.getLogger("askpapers")
+
+
+def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
+    f: dict[str, Any] = {}
+    if getattr(args, "venue", None):
+        f["venue"] = args.venue
+    if getattr(args, "year", None):
+        f["year"] = args.year
+    if getattr(args, "has_code", False):
+        f["has_code"] = True
+    return f or None
+
+
+def _print_answer(answer: Any, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
+        return
+    print(answer.text)
+    for note in answer.notices:
+        print(f"\nNote: {note}")
+    if answer.citations:
+        print()
+        for c in answer.citations:
+            where = f" · {c.venue}" if c.venue else ""
+            code = f" · code: {', '.join(c.code_urls)}" if c.code_urls else ""
+            print(f"[{c.n}] {c.title}{where}{code}")
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from rag.settings import get_settings
+    from vectorstore.pipeline import ingest
+
+    report = ingest(args.paths, get_settings().store, skip_bad=args.skip_bad, progress=None if args.progress else False)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        for m in report.messages:
+            print(m, file=sys.stderr)
+        print(report.summary())
+    return 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from rag.api import search
+
+    hits = search(args.query, args.k, filters=_filters(args))
+    if args.json:
+        print(json.dumps({"query": args.query, "results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("No papers found.")
+    for i, h in enumerate(hits, start=1):
+        venue = f" · {h.venue}" if h.venue else ""
+        print(f"{i:2}. {h.title}{venue}  (score {h.score:.4f})\n    {h.snippet[:240]}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from rag.api import ask
+
+    answer = ask(args.question, mode=args.mode, k=args.k, filters=_filters(args))
+    _print_answer(answer, args.json)
+    return 0
+
+
+def cmd_chat(args: argparse.Namespace) -> int:
+    from rag.api import ask
+
+    history: list[dict[str, str]] = []
+    print("askpapers chat: ask about the papers; a follow-up such as “Which of those…” narrows the last answer.")
+    print("Empty line or Ctrl-D to quit.\n")
+    while True:
+        try:
+            question = input("you> ").strip()
+        except EOFError:
+            print()
+            return 0
+        if not question or question in ("/quit", "/exit"):
+            return 0
+        try:
+            answer = ask(question, history, mode=args.mode, filters=_filters(args))
+        except AskPapersError as e:
+            print(f"error: {e}\n")
+            continue
+        _print_answer(answer, False)
+        print()
+        history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="askpapers", description="Cited answers about research papers from their abstracts."
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add_filters(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--venue", help="only papers of this venue, e.g. 'ICML 2026'")
+        sp.add_argument("--year", type=int, help="only papers of this year")
+        sp.add_argument("--has-code", action="store_true", help="only papers with a code link")
+
+    sp = sub.add_parser("ingest", help="add abstract files or folders (.txt, .jsonl, .json, .csv) to the store")
+    sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines instead of aborting the file")
+    sp.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
+    sp.set_defaults(func=cmd_ingest)
+
+    sp = sub.add_parser("search", help="list the papers that best match a query")
+    sp.add_argument("query")
+    sp.add_argument("--k", type=int, default=10, help="number of papers (default 10)")
+    sp.add_argument("--json", action="store_true", help="print JSON")
+    add_filters(sp)
+    sp.set_defaults(func=cmd_search)
+
+    modes = ["auto", "extractive", "llm"]
+    sp = sub.add_parser("ask", help="answer a question with cited papers")
+    sp.add_argument("question")
+    sp.add_argument("--mode", choices=modes, default="auto", help="answer mode (default auto)")
+    sp.add_argument("--k", type=int, default=None, help="cite at most this many papers")
+    sp.add_argument("--json", action="store_true", help="print JSON: question, answer, mode, found, citations")
+    add_filters(sp)
+    sp.set_defaults(func=cmd_ask)
+
+    sp = sub.add_parser("chat", help="interactive chat in the terminal (follow-ups use the history)")
+    sp.add_argument("--mode", choices=modes, default="auto")
+    add_filters(sp)
+    sp.set_defaults(func=cmd_chat)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args))
+    except AskPapersError as e:
+        print(f"askpapers: error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("askpapers: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # a bug: keep the traceback out of the user's way but available
+        log_path = Path.home() / ".askpapers-error.log"
+        try:
+            log_path.write_text(traceback.format_exc(), encoding="utf-8")
+        except OSError:
+            log_path = Path("(not written)")
+        print(f"askpapers: internal error: {type(e).__name__}: {e} (traceback in {log_path})", file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,83 @@
+"""What kind of question this is, and what topic a "which papers" question asks about."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from vectorstore.text import content_stems, one_line
+
+Kind = Literal["list", "factoid"]
+
+_LIST = re.compile(
+    r"^\s*(?:(?:so|and|ok(?:ay)?|please)[,\s]+)?(?:"
+    r"(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications|abstracts|methods|approaches)\b"
+    r"|(?:list|show|find|give|name)\s+(?:me\s+)?(?:all\s+|the\s+|any\s+)*(?:papers?|works?|studies|articles)\b"
+    r"|(?:are\s+there|is\s+there|do\s+you\s+have)\s+(?:any\s+)?(?:papers?|works?|studies|articles)\b"
+    r"|(?:papers?|works?|studies|articles)\s+(?:on|about|that|which|using|with)\b"
+    r"|(?:which|what)\s+(?:of\s+(?:those|these|them|the\s+above)|ones?)\b"
+    r")",
+    re.IGNORECASE,
+)
+_FOLLOWUP = re.compile(
+    r"\b(?:of\s+(?:those|these|them|the\s+above)|among\s+(?:those|these|them)|(?:those|these|them|ones)\s+"
+    r"(?:that|which|about|on|using)|which\s+ones?|the\s+above)\b",
+    re.IGNORECASE,
+)
+_PREFIX = re.compile(
+    r"^\s*(?:(?:so|and|ok(?:ay)?|please)[,\s]+)?(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications"
+    r"|abstracts|methods|approaches)|(?:list|show|find|give|name)\s+(?:me\s+)?(?:all\s+|the\s+|any\s+)*(?:papers?|works?|"
+    r"studies|articles)|(?:are\s+there|is\s+there|do\s+you\s+have)\s+(?:any\s+)?(?:papers?|works?|studies|articles)|"
+    r"(?:papers?|works?|studies|articles)|(?:which|what)\s+(?:of\s+(?:those|these|them|the\s+above)|ones?))"
+    r"(?:\s+(?:of|among)\s+(?:those|these|them|the\s+above))?",
+    re.IGNORECASE,
+)
+_VERBS = (
+    r"(?:that|which|who|in\s+this\s+corpus|here|in\s+the\s+corpus|do|does|did|are|is|were|was|have|has|"
+    r"use|uses|used|using|utili[sz]e|utili[sz]es|apply|applies|applied|applying|employ|employs|employing|leverage|"
+    r"leverages|leveraging|study|studies|studied|studying|investigate|investigates|examine|examines|explore|explores|"
+    r"deal|deals|dealing|address|addresses|addressing|tackle|tackles|focus|focuses|focusing|concern|concerns|"
+    r"build|builds|building|rely|relies|relying|propose|proposes|proposing|introduce|introduces|present|presents|"
+    r"develop|develops|mention|mentions|discuss|discusses|involve|involves|involving|consider|considers|consider|"
+    r"work|works|working|related|relate|relates|based|center|centre|centered|centred|talk|talks|cover|covers|"
+    r"about|on|with|to|upon|around|in|of|for|mainly|also|specifically|explicitly|primarily|the|a|an|any|some|"
+    r"topic|topics|area|field|problem|problems|subject|idea|notion|concept|method|methods|technique|techniques|framework|"
+    r"frameworks|approach|approaches|architecture|architectures|task|tasks)"
+)
+_LEADING = re.compile(rf"^\s*(?:{_VERBS}(?:\s*,\s*|\s+|$))+", re.IGNORECASE)
+_ALTERNATIVES = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and/or\s+", re.IGNORECASE)
+
+
+@dataclass
+class Question:
+    text: str
+    kind: Kind
+    followup: bool
+    topic: str = ""
+    alternatives: list[str] = field(default_factory=list)
+
+    @property
+    def terms(self) -> list[str]:
+        return content_stems(self.topic or self.text)
+
+
+def topic_of(question: str) -> str:
+    """The subject of a which-papers question: "Which papers use the Koopman operator?" → "Koopman operator"."""
+    q = one_line(question).rstrip(" ?!.")
+    q = _PREFIX.sub("", q, count=1)
+    q = _LEADING.sub("", q)
+    q = re.sub(r"\s+(?:in\s+(?:this|the)\s+(?:corpus|list|collection)|here)$", "", q, flags=re.IGNORECASE)
+    return q.strip(" ,;:\"'“”")
+
+
+def analyse(question: str) -> Question:
+    text = one_line(question)
+    is_list = bool(_LIST.match(text))
+    followup = bool(_FOLLOWUP.search(text))
+    if not is_list:
+        return Question(text=text, kind="factoid", followup=followup)
+    topic = topic_of(text)
+    alts = [a.strip(" ,;:") for a in _ALTERNATIVES.split(topic) if content_stems(a)]
+    alts = [re.sub(r"^(?:the|a|an)\s+", "", a, flags=re.IGNORECASE) for a in alts]
+    return Question(text=text, kind="list", followup=followup, topic=topic, alternatives=alts or [topic])

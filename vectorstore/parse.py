@@ -1,0 +1,285 @@
+"""Read corpus files into :class:`Paper` records.
+
+Inputs: the plain-text list shape (optional header line naming the list, then one abstract per
+blank-line-separated paragraph), JSONL, a JSON array, CSV, or a folder of such files. Every error
+names the file (and the line where there is one); nothing is written until every file has parsed.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+from .text import normalise, one_line
+from .titles import code_urls, derive_title, unique_titles
+from .types import Paper
+
+SUFFIXES = {".txt", ".jsonl", ".json", ".csv"}
+_HEADER_VENUE = re.compile(r"\b([A-Z][A-Za-z-]{1,20})\s*['’]?\s*((?:19|20)\d{2})\b")
+_MAX_FIELD = 2_000_000
+
+
+@dataclass
+class ParseResult:
+    papers: list[Paper]
+    skipped: int = 0
+    messages: list[str] = field(default_factory=list)
+    files: int = 0
+
+
+def abstract_key(abstract: str) -> str:
+    return one_line(abstract).lower()
+
+
+def short_hash(text: str) -> str:
+    return hashlib.sha256(abstract_key(text).encode("utf-8")).hexdigest()[:16]
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files to read: each file given, and the corpus files found under each folder given."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise InputError(f"{p}: no such file or folder")
+        if p.is_dir():
+            seen: set[str] = set()
+            for root, dirs, files in os.walk(p, followlinks=True):
+                real = os.path.realpath(root)
+                if real in seen:  # a symlink loop
+                    dirs[:] = []
+                    continue
+                seen.add(real)
+                dirs.sort()
+                for name in sorted(files):
+                    f = Path(root) / name
+                    if f.suffix.lower() in SUFFIXES and not name.startswith(".") and f.is_file():
+                        out.append(f)
+        else:
+            out.append(p)
+    return out
+
+
+def read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+    if b"\x00" in data[:8192]:
+        raise InputError(f"{path}: looks like a binary file, not text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save it as UTF-8") from None
+    return normalise(text)
+
+
+def _venue_from_header(line: str) -> tuple[str, int | None]:
+    m = _HEADER_VENUE.search(line)
+    if not m:
+        return "", None
+    return f"{m.group(1)} {m.group(2)}", int(m.group(2))
+
+
+def _is_header(paragraph: str) -> bool:
+    line = paragraph.strip()
+    return "\n" not in line and len(line) <= 120 and len(line.split()) <= 12 and not line.endswith(".")
+
+
+def _paragraphs(text: str) -> Iterator[tuple[int, str]]:
+    """(first line number, paragraph) for each blank-line-separated paragraph."""
+    buf: list[str] = []
+    start = 1
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            if not buf:
+                start = lineno
+            buf.append(line)
+        elif buf:
+            yield start, "\n".join(buf)
+            buf = []
+    if buf:
+        yield start, "\n".join(buf)
+
+
+def parse_txt(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    venue, year = "", None
+    paras = list(_paragraphs(text))
+    if paras and _is_header(paras[0][1]) and len(paras) > 1:
+        venue, year = _venue_from_header(paras[0][1])
+        paras = paras[1:]
+    for lineno, para in paras:
+        yield lineno, {"abstract": para, "venue": venue, "year": year}
+
+
+def parse_jsonl(path: Path, text: str, skip_bad: bool, messages: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            if not isinstance(rec, dict):
+                raise ValueError("expected a JSON object")
+        except ValueError as e:
+            msg = f"{path}:{lineno}: malformed JSON line ({getattr(e, 'msg', e)})"
+            if not skip_bad:
+                raise InputError(msg + "; fix it or pass --skip-bad") from None
+            messages.append("skipped " + msg)
+            continue
+        yield lineno, rec
+
+
+def parse_json(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise InputError(f"{path}:{getattr(e, 'lineno', '?')}: malformed JSON ({getattr(e, 'msg', e)})") from None
+    if isinstance(data, dict):
+        data = data.get("papers", data.get("records"))
+    if not isinstance(data, list):
+        raise InputError(f"{path}: expected a JSON array of paper objects")
+    for i, rec in enumerate(data, start=1):
+        if not isinstance(rec, dict):
+            raise InputError(f"{path}: item {i} is not a JSON object")
+        yield i, rec
+
+
+def parse_csv(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    csv.field_size_limit(_MAX_FIELD * 4)
+    reader = csv.DictReader(io.StringIO(text))
+    if not reader.fieldnames:
+        raise InputError(f"{path}: empty CSV file")
+    try:
+        for row in reader:
+            yield reader.line_num, {str(k).strip().lower(): v for k, v in row.items() if k is not None}
+    except csv.Error as e:
+        raise InputError(f"{path}:{reader.line_num}: malformed CSV ({e})") from None
+
+
+def _as_tuple(value: Any) -> tuple[str, ...]:
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        return tuple(v.strip() for v in re.split(r"[;|]", value) if v.strip())
+    if isinstance(value, (list, tuple)):
+        return tuple(str(v).strip() for v in value if str(v).strip())
+    return (str(value),)
+
+
+def _year(value: Any, venue: str) -> int | None:
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    m = re.search(r"(?:19|20)\d{2}", venue or "")
+    return int(m.group(0)) if m else None
+
+
+def _embedding(value: Any, where: str) -> tuple[float, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, (int, float)) for v in value):
+        raise InputError(f"{where}: 'embedding' must be a list of numbers")
+    return tuple(float(v) for v in value)
+
+
+def to_paper(rec: dict[str, Any], where: str, source: str) -> Paper | None:
+    """A paper from one record, or None when it has no abstract."""
+    abstract = rec.get("abstract") or rec.get("text") or ""
+    if not isinstance(abstract, str):
+        raise InputError(f"{where}: 'abstract' must be a string")
+    abstract = one_line(normalise(abstract))
+    if not abstract:
+        return None
+    if len(abstract) > _MAX_FIELD:
+        raise InputError(f"{where}: abstract is {len(abstract):,} characters (limit {_MAX_FIELD:,})")
+    title = one_line(normalise(str(rec.get("title") or "")))
+    venue = one_line(str(rec.get("venue") or ""))
+    rid = rec.get("id")
+    url = str(rec.get("url") or "")
+    links = code_urls(abstract + " " + url)
+    return Paper(
+        paper_id=str(rid).strip() if rid not in (None, "") else short_hash(abstract),
+        title=title or derive_title(abstract),
+        title_derived=not title,
+        abstract=abstract,
+        venue=venue,
+        year=_year(rec.get("year"), venue),
+        url=url,
+        authors=_as_tuple(rec.get("authors")),
+        keywords=_as_tuple(rec.get("keywords")),
+        code_urls=links,
+        source=source,
+        embedding=_embedding(rec.get("embedding"), where),
+    )
+
+
+def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None = None) -> tuple[list[Paper], int]:
+    """Papers in one file, and how many records were skipped (no abstract, or bad with skip_bad)."""
+    messages = messages if messages is not None else []
+    text = read_text(path)
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty")
+    suffix = path.suffix.lower()
+    records: Iterable[tuple[int, dict[str, Any]]]
+    before = len(messages)
+    if suffix == ".jsonl":
+        records = parse_jsonl(path, text, skip_bad, messages)
+    elif suffix == ".json":
+        records = parse_json(path, text)
+    elif suffix == ".csv":
+        records = parse_csv(path, text)
+    elif suffix == ".txt" or suffix == "":
+        records = parse_txt(path, text)
+    else:
+        raise InputError(f"{path}: unsupported file type '{suffix}' (use .txt, .jsonl, .json or .csv)")
+    papers: list[Paper] = []
+    skipped = 0
+    for lineno, rec in records:
+        paper = to_paper(rec, f"{path}:{lineno}", str(path))
+        if paper is None:
+            skipped += 1
+            messages.append(f"skipped {path}:{lineno}: record has no abstract")
+        else:
+            papers.append(paper)
+    skipped += sum(1 for m in messages[before:] if m.startswith("skipped") and "malformed" in m)
+    return papers, skipped
+
+
+def parse_paths(paths: Iterable[str | os.PathLike[str]], *, skip_bad: bool = False) -> ParseResult:
+    """Parse every file, then merge: identical abstracts become one paper; a repeated id keeps the later text."""
+    files = expand_paths(paths)
+    if not files:
+        raise InputError("no corpus files found (.txt, .jsonl, .json or .csv)")
+    result = ParseResult(papers=[], files=len(files))
+    by_id: dict[str, Paper] = {}
+    by_text: dict[str, str] = {}
+    for f in files:
+        papers, skipped = parse_file(f, skip_bad=skip_bad, messages=result.messages)
+        result.skipped += skipped
+        for p in papers:
+            key = abstract_key(p.abstract)
+            if key in by_text and by_text[key] != p.paper_id and p.paper_id not in by_id:
+                result.skipped += 1
+                result.messages.append(f"skipped {p.source}: duplicate of paper {by_text[key]}")
+                continue
+            if p.paper_id in by_id and abstract_key(by_id[p.paper_id].abstract) != key:
+                result.messages.append(
+                    f"{p.source}: id {p.paper_id} appears again with different text; the later one wins"
+                )
+            by_id[p.paper_id] = p
+            by_text[key] = p.paper_id
+    derived = [(pid, p.title) for pid, p in by_id.items() if p.title_derived]
+    fixed = unique_titles(derived, taken={p.title.lower() for p in by_id.values() if not p.title_derived})
+    result.papers = [replace(p, title=fixed[pid]) if pid in fixed else p for pid, p in by_id.items()]
+    return result

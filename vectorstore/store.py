@@ -1,0 +1,294 @@
+"""The Chroma store: the system of record for papers and their chunks.
+
+Two collections: ``NAME`` holds chunks (one embedding per sentence window) and ``NAME_papers``
+holds one record per paper (its abstract and metadata; the embedding is the mean of its chunks).
+A paper's record is written after its chunks, so a paper is visible only once it is complete;
+chunks without a paper record (left by a crash) are ignored by readers and rewritten by the next
+ingest. The papers collection's metadata records the embedder and a revision marker that derived
+indexes compare against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .config import StoreSettings
+from .errors import EmbedderMismatchError, StoreError
+from .types import Chunk, Paper
+
+PAGE = 1000
+
+
+def content_hash(p: Paper) -> str:
+    """Changes when anything a user gave for the paper changes (a derived title does not count)."""
+    parts = [p.abstract, p.venue, str(p.year or ""), p.url, "|".join(p.authors), "|".join(p.keywords)]
+    if not p.title_derived:
+        parts.append(p.title)
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
+
+
+def where_clause(filters: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A Chroma ``where`` for the supported filters: venue, year, has_code."""
+    conds: list[dict[str, Any]] = []
+    for key, value in (filters or {}).items():
+        if value is None or value == "":
+            continue
+        if key == "venue":
+            conds.append({"venue": str(value)})
+        elif key == "year":
+            conds.append({"year": int(value)})
+        elif key == "has_code":
+            conds.append({"has_code": bool(value)})
+        else:
+            raise StoreError(f"unknown filter '{key}' (use venue, year or has_code)")
+    if not conds:
+        return None
+    return conds[0] if len(conds) == 1 else {"$and": conds}
+
+
+def paper_metadata(p: Paper, n_chunks: int) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "paper_id": p.paper_id,
+        "title": p.title,
+        "title_derived": p.title_derived,
+        "venue": p.venue,
+        "url": p.url,
+        "authors": json.dumps(list(p.authors), ensure_ascii=False),
+        "keywords": json.dumps(list(p.keywords), ensure_ascii=False),
+        "code_urls": json.dumps(list(p.code_urls)),
+        "has_code": p.has_code,
+        "source": p.source,
+        "hash": content_hash(p),
+        "n_chunks": n_chunks,
+    }
+    if p.year is not None:
+        meta["year"] = p.year
+    return meta
+
+
+def paper_from_record(pid: str, document: str | None, meta: dict[str, Any]) -> Paper:
+    return Paper(
+        paper_id=pid,
+        title=str(meta.get("title", "")),
+        abstract=document or "",
+        venue=str(meta.get("venue", "")),
+        year=int(meta["year"]) if "year" in meta else None,
+        url=str(meta.get("url", "")),
+        authors=tuple(json.loads(str(meta.get("authors", "[]")))),
+        keywords=tuple(json.loads(str(meta.get("keywords", "[]")))),
+        code_urls=tuple(json.loads(str(meta.get("code_urls", "[]")))),
+        title_derived=bool(meta.get("title_derived", False)),
+        source=str(meta.get("source", "")),
+    )
+
+
+@dataclass(frozen=True)
+class StoredPaper:
+    hash: str
+    n_chunks: int
+    title: str
+
+
+class Store:
+    """A handle on the two collections. Create through :func:`open_store`."""
+
+    def __init__(self, settings: StoreSettings, embedder_id: str, dim: int, *, create: bool = True) -> None:
+        self.settings = settings
+        self.embedder_id = embedder_id
+        self.dim = dim
+        self.client = _client(settings)
+        name = settings.collection
+        try:
+            if create:
+                self.chunks = self.client.get_or_create_collection(
+                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                )
+                self.papers = self.client.get_or_create_collection(
+                    f"{name}_papers",
+                    embedding_function=None,
+                    configuration={"hnsw": {"space": "cosine"}},
+                    metadata={"embedder": embedder_id, "dim": dim, "revision": "empty"},
+                )
+            else:
+                self.chunks = self.client.get_collection(name, embedding_function=None)
+                self.papers = self.client.get_collection(f"{name}_papers", embedding_function=None)
+        except StoreError:
+            raise
+        except Exception as e:  # chromadb raises many kinds; the user needs the path and the reason
+            raise StoreError(f"cannot open the Chroma store at {settings.data_dir}: {e}") from e
+        meta = self.papers.metadata or {}
+        built_with = meta.get("embedder")
+        if built_with and built_with != embedder_id:
+            raise EmbedderMismatchError(
+                f"the store at {settings.data_dir} (collection '{name}') was built with embedder "
+                f"'{built_with}', but askpapers is configured with '{embedder_id}'. "
+                "Use another ASKPAPERS_DATA_DIR / ASKPAPERS_COLLECTION, or re-ingest into a new store."
+            )
+
+    # -- reading ---------------------------------------------------------------------------------
+    @property
+    def revision(self) -> str:
+        col = self.client.get_collection(self.papers.name, embedding_function=None)
+        return str((col.metadata or {}).get("revision", ""))
+
+    def count(self) -> int:
+        return int(self.papers.count())
+
+    def stored(self) -> dict[str, StoredPaper]:
+        """Every committed paper's content hash, chunk count and title."""
+        out: dict[str, StoredPaper] = {}
+        for ids, _docs, metas in self._pages(self.papers, include=["metadatas"]):
+            for pid, m in zip(ids, metas, strict=True):
+                out[pid] = StoredPaper(str(m.get("hash", "")), int(m.get("n_chunks", 0)), str(m.get("title", "")))
+        return out
+
+    def iter_papers(self) -> Iterator[Paper]:
+        for ids, docs, metas in self._pages(self.papers, include=["documents", "metadatas"]):
+            for pid, doc, m in zip(ids, docs, metas, strict=True):
+                yield paper_from_record(pid, doc, m)
+
+    def get_papers(self, ids: Sequence[str]) -> dict[str, Paper]:
+        if not ids:
+            return {}
+        res = self.papers.get(ids=list(dict.fromkeys(ids)), include=["documents", "metadatas"])
+        docs = res.get("documents") or []
+        metas = res.get("metadatas") or []
+        return {
+            pid: paper_from_record(pid, doc, dict(m or {})) for pid, doc, m in zip(res["ids"], docs, metas, strict=True)
+        }
+
+    def paper_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not ids:
+            return {}
+        res = self.papers.get(ids=list(ids), include=["embeddings"])
+        embs = res.get("embeddings")
+        if embs is None:
+            return {}
+        return {pid: np.asarray(e, dtype=np.float32) for pid, e in zip(res["ids"], embs, strict=True)}
+
+    def query_chunks(
+        self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
+    ) -> list[tuple[str, str, float, int]]:
+        """(paper_id, chunk text, cosine similarity, position) of the nearest chunks."""
+        total = self.chunks.count()
+        if total == 0:
+            return []
+        res = self.chunks.query(
+            query_embeddings=[vector.tolist()],
+            n_results=min(n, total),
+            where=where,
+            include=["documents", "metadatas", "distances"],
+        )
+        docs = (res.get("documents") or [[]])[0]
+        metas = (res.get("metadatas") or [[]])[0]
+        dists = (res.get("distances") or [[]])[0]
+        return [
+            (str(m["paper_id"]), d or "", 1.0 - float(dist), int(m.get("position", 0)))  # type: ignore[arg-type]
+            for d, m, dist in zip(docs, metas, dists, strict=True)
+            if m
+        ]
+
+    def chunks_of(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[int, str]]]:
+        """(position, text) of every chunk of the given papers."""
+        out: dict[str, list[tuple[int, str]]] = {pid: [] for pid in paper_ids}
+        if not paper_ids:
+            return out
+        res = self.chunks.get(where={"paper_id": {"$in": list(paper_ids)}}, include=["documents", "metadatas"])
+        for doc, m in zip(res.get("documents") or [], res.get("metadatas") or [], strict=True):
+            if m and str(m["paper_id"]) in out:
+                out[str(m["paper_id"])].append((int(m.get("position", 0)), doc or ""))  # type: ignore[arg-type]
+        for v in out.values():
+            v.sort()
+        return out
+
+    def _pages(self, col: Any, include: list[str]) -> Iterator[tuple[list[str], list[Any], list[dict[str, Any]]]]:
+        offset = 0
+        while True:
+            res = col.get(limit=PAGE, offset=offset, include=include)
+            ids = res["ids"]
+            if not ids:
+                return
+            docs = res.get("documents") or [None] * len(ids)
+            metas = [dict(m or {}) for m in (res.get("metadatas") or [{}] * len(ids))]
+            yield ids, docs, metas
+            offset += len(ids)
+
+    # -- writing ---------------------------------------------------------------------------------
+    def max_batch(self) -> int:
+        try:
+            return int(self.client.get_max_batch_size())
+        except Exception:
+            return 5000
+
+    def write(self, items: Sequence[tuple[Paper, list[Chunk], np.ndarray]], old_counts: dict[str, int]) -> None:
+        """Write papers with their chunks and chunk vectors: chunks first, then the paper records."""
+        ids: list[str] = []
+        docs: list[str] = []
+        metas: list[dict[str, Any]] = []
+        vecs: list[list[float]] = []
+        stale: list[str] = []
+        for paper, chunks, vectors in items:
+            for c, v in zip(chunks, vectors, strict=True):
+                ids.append(c.chunk_id)
+                docs.append(c.text)
+                meta: dict[str, Any] = {
+                    "paper_id": paper.paper_id,
+                    "title": paper.title,
+                    "venue": paper.venue,
+                    "has_code": paper.has_code,
+                    "position": c.position,
+                    "start": c.start,
+                    "end": c.end,
+                }
+                if paper.year is not None:
+                    meta["year"] = paper.year
+                metas.append(meta)
+                vecs.append(v.tolist())
+            stale.extend(f"{paper.paper_id}:{i}" for i in range(len(chunks), old_counts.get(paper.paper_id, 0)))
+        step = self.max_batch()
+        for s in range(0, len(ids), step):
+            self.chunks.upsert(
+                ids=ids[s : s + step],
+                documents=docs[s : s + step],
+                metadatas=metas[s : s + step],
+                embeddings=vecs[s : s + step],
+            )  # type: ignore[arg-type]
+        if stale:
+            self.chunks.delete(ids=stale)
+        pvecs = []
+        for _paper, _chunks, vectors in items:
+            mean = vectors.mean(axis=0)
+            pvecs.append((mean / max(float(np.linalg.norm(mean)), 1e-12)).tolist())
+        for s in range(0, len(items), step):
+            part = items[s : s + step]
+            self.papers.upsert(
+                ids=[p.paper_id for p, _, _ in part],
+                documents=[p.abstract for p, _, _ in part],
+                metadatas=[paper_metadata(p, len(c)) for p, c, _ in part],  # type: ignore[misc]
+                embeddings=pvecs[s : s + step],  # type: ignore[arg-type]
+            )
+
+    def bump_revision(self) -> str:
+        rev = uuid.uuid4().hex
+        self.papers.modify(metadata={"embedder": self.embedder_id, "dim": self.dim, "revision": rev})
+        return rev
+
+
+def _client(settings: StoreSettings) -> Any:
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(
+            path=str(settings.data_dir), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+        )
+    except Exception as e:
+        raise StoreError(f"cannot open the Chroma store at {settings.data_dir}: {e}") from e

@@ -1,0 +1,114 @@
+"""Text helpers shared by ingestion and answering: sentences as verbatim spans, and matching terms.
+
+Sentences are returned as slices of the original string, so evidence quoted from a sentence
+always occurs verbatim in the abstract.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import snowballstemmer
+
+# A sentence ends at . ! or ? (optionally followed by closing quotes/brackets), then whitespace,
+# then something that can start a sentence. Abbreviations below never end one.
+_BOUNDARY = re.compile(r"""(?<=[.!?])["'”’)\]*]*\s+(?=[\"'“‘(\[*]*[A-Z0-9])""")
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|vs|cf|Fig|Eq|Sec|resp|approx|etc|Dr|Mr|No)\.|\b[A-Z]\.)$")
+_WS = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    """NFKC, unify line endings and non-breaking spaces, collapse runs of blanks inside lines."""
+    text = unicodedata.normalize("NFKC", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\u00a0", " ").replace("\ufeff", "").replace("\t", " ")
+    return re.sub(r"[ \u2000-\u200b\u3000]+", " ", text)
+
+
+def one_line(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of the sentences of ``text``; ``text[start:end]`` is stripped."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        if _ABBREV.search(text[start : m.start()]):
+            continue
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    out = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in sentence_spans(text)]
+
+
+# --- terms -------------------------------------------------------------------------------------
+
+STOPWORDS = frozenset(
+    """
+    a an the of in on for to and or with by from at as is are was were be been being this that these
+    those it its their our we us you your they them which what who whom whose how why when where do does
+    did done has have had can could should would may might will shall not no than then there here into
+    onto over under about via using use used uses paper papers work works study studies studied any all
+    some such also both each more most other only own same so too very just between within without upon
+    i me my he she his her
+    """.split()  # noqa: SIM905
+)
+
+_stemmer = snowballstemmer.stemmer("english")
+_ACRONYM_PLURAL = re.compile(r"[b-df-hj-np-tv-xz0-9]+s")
+_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    if len(word) > 2 and _ACRONYM_PLURAL.fullmatch(word):  # "llms", "vlms", "gnns" -> singular
+        word = word[:-1]
+    return str(_stemmer.stemWord(word))
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-cased word tokens (letters and digits; everything else separates)."""
+    return _TOKEN.findall(text.lower())
+
+
+def stems(text: str) -> list[str]:
+    return [stem(t) for t in tokens(text)]
+
+
+def content_stems(text: str) -> list[str]:
+    """Stems of the words that carry meaning (stop-words dropped), in order, without repeats."""
+    seen: dict[str, None] = {}
+    for t in tokens(text):
+        if t not in STOPWORDS and not (len(t) == 1 and not t.isdigit()):
+            seen.setdefault(stem(t), None)
+    return list(seen)
+
+
+_JOIN_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
+
+
+def phrase_forms(text: str) -> set[str]:
+    """Space-padded stem strings of ``text``: hyphenated compounds both split and joined."""
+    low = text.lower()
+    forms = {" " + " ".join(stems(low)) + " ", " " + " ".join(stems(_JOIN_HYPHEN.sub("", low))) + " "}
+    return {f for f in forms if f.strip()}
+
+
+def contains_phrase(haystack_forms: set[str], phrase: str) -> bool:
+    """Whether the phrase occurs (as consecutive stems) in a text given by its :func:`phrase_forms`."""
+    needles = phrase_forms(phrase)
+    return any(n in h for n in needles for h in haystack_forms)

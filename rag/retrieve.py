@@ -62,7 +62,7 @@ class Retriever:
         """Rebuild the derived BM25 index if the store changed (cheap count check)."""
         with self._lock:
             count = self.store.count()
-            if self._lexical is None or count != self._lexical_count:
+            if self._lexical is None or count != self._lexical_count or not self._lexical.path.exists():
                 self._lexical = sync_lexical(self.store, self.settings.store)
                 self._lexical_count = count
 

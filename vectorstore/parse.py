@@ -269,7 +269,7 @@ def parse_paths(paths: Iterable[str | os.PathLike[str]], *, skip_bad: bool = Fal
         result.skipped += skipped
         for p in papers:
             key = abstract_key(p.abstract)
-            if key in by_text and by_text[key] != p.paper_id and p.paper_id not in by_id:
+            if key in by_text:  # the same abstract again: one paper
                 result.skipped += 1
                 result.messages.append(f"skipped {p.source}: duplicate of paper {by_text[key]}")
                 continue

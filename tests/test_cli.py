@@ -1,0 +1,84 @@
+"""The askpapers command end to end, in fresh processes, on the bundled corpus."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS
+
+ASKPAPERS = Path(sys.executable).parent / "askpapers"
+
+
+def run(args: list[str], data_dir: Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "ASKPAPERS_DATA_DIR": str(data_dir), "ASKPAPERS_DEFAULT_CORPUS": str(CORPUS)}
+    proc = subprocess.run([str(ASKPAPERS), *args], capture_output=True, text=True, env=env, timeout=300)
+    assert "Traceback" not in proc.stderr
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def cli_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("cli")
+    proc = run(["ingest", str(CORPUS), "--no-progress"], d)
+    assert "38 added" in proc.stdout
+    return d
+
+
+def test_ingest_is_idempotent(cli_store: Path) -> None:
+    proc = run(["ingest", str(CORPUS), "--json"], cli_store)
+    report = json.loads(proc.stdout)
+    assert (report["added"], report["unchanged"], report["chunks"]) == (0, 38, 0)
+
+
+def test_ask_json(cli_store: Path) -> None:
+    proc = run(["ask", "Which papers use information bottleneck?", "--json"], cli_store)
+    data = json.loads(proc.stdout)
+    assert set(data) >= {"question", "answer", "mode", "found", "citations"}
+    assert data["mode"] == "extractive" and data["found"] is True
+    assert len(data["citations"]) == 6
+    for c in data["citations"]:
+        assert set(c) >= {"n", "paper_id", "title", "evidence", "abstract", "score", "venue", "url", "code_urls"}
+        assert c["evidence"] in c["abstract"]
+        assert c["venue"] == "ICML 2026"
+
+
+def test_ask_text_and_search(cli_store: Path) -> None:
+    proc = run(["ask", "Which papers are about reservoir computing?"], cli_store)
+    assert "Found 1 paper" in proc.stdout and "[1] Parallel Echo State Network (ParalESN)" in proc.stdout
+    proc = run(["search", "contextual bandits paid observations", "--k", "3", "--json"], cli_store)
+    results = json.loads(proc.stdout)["results"]
+    assert len(results) == 3 and results[0]["title"] == "Contextual bandits with paid observations"
+
+
+def test_first_ask_on_empty_store_ingests_bundled_corpus(tmp_path: Path) -> None:
+    proc = run(["ask", "Which papers study contextual bandits?", "--json"], tmp_path / "empty")
+    assert json.loads(proc.stdout)["citations"][0]["title"] == "Contextual bandits with paid observations"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["ingest", "/no/such/file.txt"], "no such file"),
+        (["ask", "   "], "question is empty"),
+        (["ingest", "{latin1}"], "not UTF-8"),
+        (["ingest", "{badjsonl}"], "bad.jsonl:2"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(tmp_path: Path, cli_store: Path, args: list[str], message: str) -> None:
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("Caf\xe9 abstracts about na\xefve Bayes.".encode("latin-1"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"abstract": "ok"}\n{broken\n', encoding="utf-8")
+    args = [a.format(latin1=latin1, badjsonl=bad) for a in args]
+    proc = run(args, cli_store, ok=False)
+    assert proc.returncode != 0
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1

@@ -1,0 +1,92 @@
+"""Ingestion into Chroma: idempotence, updates, atomic failure, embedder identity, no default EF."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS
+from vectorstore.errors import EmbedderMismatchError, InputError
+from vectorstore.pipeline import ingest
+from vectorstore.store import Store
+
+
+def _write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    return path
+
+
+def _chunk_ids(settings, embedder) -> list[str]:  # type: ignore[no-untyped-def]
+    store = Store(settings.store, embedder.embedder_id, embedder.dim)
+    return list(store.chunks.get(include=[])["ids"])
+
+
+def test_reingest_changes_nothing(fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    first = ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    assert (first.added, first.updated, first.unchanged) == (38, 0, 0)
+    assert first.chunks > 38 and first.total_papers == 38
+    ids_before = sorted(_chunk_ids(fresh_settings, embedder))
+    second = ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    assert (second.added, second.updated, second.unchanged, second.chunks) == (0, 0, 38, 0)
+    assert sorted(_chunk_ids(fresh_settings, embedder)) == ids_before
+    assert len(ids_before) == len(set(ids_before)) == first.chunks
+
+
+def test_changed_abstract_replaces_its_chunks(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    long = " ".join(f"Sentence number {i} talks about graph neural networks and message passing." for i in range(12))
+    f = _write_jsonl(tmp_path / "a.jsonl", [{"id": "p1", "title": "Graph paper", "abstract": long}])
+    r1 = ingest([f], fresh_settings.store, progress=False, embedder=embedder)
+    n_long = r1.chunks
+    assert r1.added == 1 and n_long >= 4
+    _write_jsonl(f, [{"id": "p1", "title": "Graph paper", "abstract": "A short abstract about kernels."}])
+    r2 = ingest([f], fresh_settings.store, progress=False, embedder=embedder)
+    assert (r2.added, r2.updated, r2.unchanged) == (0, 1, 0)
+    ids = _chunk_ids(fresh_settings, embedder)
+    assert ids == ["p1:0"], "stale chunks of the old abstract must be deleted"
+    store = Store(fresh_settings.store, embedder.embedder_id, embedder.dim)
+    assert store.get_papers(["p1"])["p1"].abstract == "A short abstract about kernels."
+
+
+def test_failed_ingest_leaves_store_unchanged(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    good = _write_jsonl(tmp_path / "good.jsonl", [{"id": "g1", "abstract": "We study sparse autoencoders."}])
+    ingest([good], fresh_settings.store, progress=False, embedder=embedder)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x1", "abstract": "Fine."}\n{"id": "x2", "abstract": \n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.jsonl:2"):
+        ingest([good, CORPUS, bad], fresh_settings.store, progress=False, embedder=embedder)
+    store = Store(fresh_settings.store, embedder.embedder_id, embedder.dim)
+    assert store.count() == 1
+    assert _chunk_ids(fresh_settings, embedder) == ["g1:0"]
+
+
+def test_store_records_its_embedder(fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    f = CORPUS / "002_8e94c44c859812b6.txt"
+    ingest([f], fresh_settings.store, progress=False, embedder=embedder)
+    with pytest.raises(EmbedderMismatchError, match="built with embedder"):
+        Store(fresh_settings.store, "some-other-model@123", 384)
+
+
+def test_chroma_default_embedding_function_never_runs(monkeypatch, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    import chromadb.api.types as chroma_types
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("Chroma's default embedding function ran (it downloads a model)")
+
+    monkeypatch.setattr(chroma_types.DefaultEmbeddingFunction, "__call__", refuse)
+    from rag.api import AskPapers
+
+    ingest([CORPUS / "000_998e2866a7010a14.txt"], fresh_settings.store, progress=False, embedder=embedder)
+    answer = AskPapers(fresh_settings).ask("Which papers are about reservoir computing?")
+    assert answer.found and answer.citations[0].title == "Parallel Echo State Network (ParalESN)"
+
+
+def test_duplicate_abstracts_become_one_paper(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    text = "Ingestion dedupes identical abstracts across files."
+    a = tmp_path / "a.txt"
+    b = tmp_path / "b.txt"
+    a.write_text(f"Lab list 2025\n\n{text}\n", encoding="utf-8")
+    b.write_text(f"{text}\n\nAnother abstract entirely.\n", encoding="utf-8")
+    report = ingest([a, b], fresh_settings.store, progress=False, embedder=embedder)
+    assert report.added == 2 and report.skipped == 1

@@ -1,0 +1,71 @@
+"""Hybrid retrieval: reciprocal rank fusion, paper aggregation, filters, derived BM25 index."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rag.retrieve import best_chunk_per_paper, rrf
+from vectorstore.errors import StoreError
+from vectorstore.lexical import match_expression
+
+
+def test_rrf_sums_reciprocal_ranks() -> None:
+    scores = rrf([["a", "b", "c"], ["b", "d"]], k=60)
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a"] == pytest.approx(1 / 61)
+    assert scores["d"] == pytest.approx(1 / 62)
+    assert max(scores, key=scores.__getitem__) == "b"  # in both lists beats first in one
+
+
+def test_chunks_aggregate_to_their_best_per_paper() -> None:
+    hits = [("p1", "x", 0.9, 0), ("p2", "y", 0.8, 0), ("p1", "z", 0.95, 1), ("p2", "w", 0.1, 2)]
+    best = best_chunk_per_paper(hits)
+    assert best == {"p1": (0.95, "z"), "p2": (0.8, "y")}
+
+
+def test_search_returns_each_paper_once(app) -> None:  # type: ignore[no-untyped-def]
+    hits = app.search("information bottleneck representation", k=20)
+    ids = [h.paper_id for h in hits]
+    assert len(ids) == len(set(ids)) == 20
+    assert all(h.snippet and h.snippet in h.abstract for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_search_finds_the_obvious_paper_first(app) -> None:  # type: ignore[no-untyped-def]
+    assert app.search("reservoir computing echo state network", k=3)[0].title == "Parallel Echo State Network (ParalESN)"
+    assert app.search("Koopman operator time series forecasting", k=3)[0].title.startswith("U-shaped Multilevel")
+
+
+def test_filters(app) -> None:  # type: ignore[no-untyped-def]
+    with_code = app.search("learning", k=50, filters={"has_code": True})
+    assert with_code and all(h.code_urls for h in with_code)
+    assert len(with_code) < 38
+    assert app.search("learning", k=5, filters={"venue": "NeurIPS 2019"}) == []
+    assert len(app.search("learning", k=50, filters={"year": 2026})) > 5
+    with pytest.raises(StoreError, match="unknown filter"):
+        app.search("learning", filters={"colour": "red"})
+
+
+def test_lexical_syntax_never_reaches_fts5() -> None:
+    expr = match_expression('foo" OR bar* NEAR(x) ^y -z : (a)')
+    assert expr == '"foo" OR "bar" OR "near" OR "x" OR "y" OR "z"'
+
+
+def test_lexical_index_is_rebuilt_when_the_store_changes(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    from rag.api import AskPapers
+    from vectorstore.pipeline import ingest, lexical_path
+
+    f = tmp_path / "a.jsonl"
+    f.write_text(json.dumps({"id": "a", "abstract": "Zebrafish swim patterns under hypoxia."}) + "\n")
+    ingest([f], fresh_settings.store, progress=False, embedder=embedder)
+    app = AskPapers(fresh_settings)
+    assert app.search("zebrafish", k=1)[0].paper_id == "a"
+    lexical_path(fresh_settings.store).unlink()  # derived: can be rebuilt from Chroma at any time
+    g = tmp_path / "b.jsonl"
+    g.write_text(json.dumps({"id": "b", "abstract": "Quokka populations on Rottnest island."}) + "\n")
+    ingest([g], fresh_settings.store, progress=False, embedder=embedder)
+    assert [pid for pid, _ in app.retriever.lexical.search("quokka", 5)] == ["b"]  # count changed: rebuilt
+    lexical_path(fresh_settings.store).unlink()  # same count, index gone: rebuilt too
+    assert [pid for pid, _ in app.retriever.lexical.search("zebrafish", 5)] == ["a"]

@@ -34,7 +34,9 @@ def test_search_returns_each_paper_once(app) -> None:  # type: ignore[no-untyped
 
 
 def test_search_finds_the_obvious_paper_first(app) -> None:  # type: ignore[no-untyped-def]
-    assert app.search("reservoir computing echo state network", k=3)[0].title == "Parallel Echo State Network (ParalESN)"
+    assert (
+        app.search("reservoir computing echo state network", k=3)[0].title == "Parallel Echo State Network (ParalESN)"
+    )
     assert app.search("Koopman operator time series forecasting", k=3)[0].title.startswith("U-shaped Multilevel")
 
 

@@ -15,6 +15,13 @@ from .types import Chunk, Paper
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
 
+def _halve(text: str, start: int, end: int, limit: int, count: TokenCounter) -> list[tuple[int, int]]:
+    if end - start <= 1 or count([text[start:end]])[0] - 2 <= limit:
+        return [(start, end)]
+    mid = (start + end) // 2
+    return _halve(text, start, mid, limit, count) + _halve(text, mid, end, limit, count)
+
+
 def _split_long(text: str, start: int, end: int, limit: int, count: TokenCounter) -> list[tuple[int, int]]:
     """Cut text[start:end] at spaces into pieces of at most ``limit`` tokens."""
     pieces: list[tuple[int, int]] = []
@@ -31,10 +38,8 @@ def _split_long(text: str, start: int, end: int, limit: int, count: TokenCounter
         while j < len(words) and (total + counts[j] <= limit or j == i):
             total += counts[j]
             j += 1
-        if total > limit:  # a single "word" longer than the window: cut it by characters
-            s, e = words[i]
-            step = max(1, (e - s) * limit // max(total, 1))
-            pieces.extend((k, min(k + step, e)) for k in range(s, e, step))
+        if total > limit:  # a single "word" longer than the window: halve it until each part fits
+            pieces.extend(_halve(text, *words[i], limit, count))
         else:
             pieces.append((words[i][0], words[j - 1][1]))
         i = j

@@ -76,7 +76,7 @@ class Embedder:
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
 
-    def embed(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+    def embed(self, texts: Sequence[str], batch_size: int = 8) -> np.ndarray:
         """L2-normalised embeddings, one row per text, in input order."""
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)

@@ -24,7 +24,7 @@ from .titles import code_urls, derive_title, unique_titles
 from .types import Paper
 
 SUFFIXES = {".txt", ".jsonl", ".json", ".csv"}
-_HEADER_VENUE = re.compile(r"\b([A-Z][A-Za-z-]{1,20})\s*['’]?\s*((?:19|20)\d{2})\b")
+_HEADER_VENUE = re.compile(r"\b([A-Z][A-Za-z-]{1,20})\s*['’]?\s*((?:19|20)\d{2})(?!\d)")
 _MAX_FIELD = 2_000_000
 
 
@@ -122,7 +122,10 @@ def parse_txt(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
         yield lineno, {"abstract": para, "venue": venue, "year": year}
 
 
-def parse_jsonl(path: Path, text: str, skip_bad: bool, messages: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def parse_jsonl(
+    path: Path, text: str, skip_bad: bool, messages: list[str]
+) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """Records of a JSONL file; a malformed line aborts, or with ``skip_bad`` yields None for it."""
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
@@ -135,6 +138,7 @@ def parse_jsonl(path: Path, text: str, skip_bad: bool, messages: list[str]) -> I
             if not skip_bad:
                 raise InputError(msg + "; fix it or pass --skip-bad") from None
             messages.append("skipped " + msg)
+            yield lineno, None
             continue
         yield lineno, rec
 
@@ -231,8 +235,7 @@ def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
     suffix = path.suffix.lower()
-    records: Iterable[tuple[int, dict[str, Any]]]
-    before = len(messages)
+    records: Iterable[tuple[int, dict[str, Any] | None]]
     if suffix == ".jsonl":
         records = parse_jsonl(path, text, skip_bad, messages)
     elif suffix == ".json":
@@ -246,13 +249,15 @@ def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None
     papers: list[Paper] = []
     skipped = 0
     for lineno, rec in records:
+        if rec is None:
+            skipped += 1
+            continue
         paper = to_paper(rec, f"{path}:{lineno}", str(path))
         if paper is None:
             skipped += 1
             messages.append(f"skipped {path}:{lineno}: record has no abstract")
         else:
             papers.append(paper)
-    skipped += sum(1 for m in messages[before:] if m.startswith("skipped") and "malformed" in m)
     return papers, skipped
 
 
@@ -274,6 +279,7 @@ def parse_paths(paths: Iterable[str | os.PathLike[str]], *, skip_bad: bool = Fal
                 result.messages.append(f"skipped {p.source}: duplicate of paper {by_text[key]}")
                 continue
             if p.paper_id in by_id and abstract_key(by_id[p.paper_id].abstract) != key:
+                by_text.pop(abstract_key(by_id[p.paper_id].abstract), None)
                 result.messages.append(
                     f"{p.source}: id {p.paper_id} appears again with different text; the later one wins"
                 )

@@ -14,7 +14,7 @@ import snowballstemmer
 
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets), then whitespace,
 # then something that can start a sentence. Abbreviations below never end one.
-_BOUNDARY = re.compile(r"""(?<=[.!?])["'”’)\]*]*\s+(?=[\"'“‘(\[*]*[A-Z0-9])""")
+_BOUNDARY = re.compile(r"""[.!?]["'”’)\]*]*(\s+)(?=[\"'“‘(\[*]*[A-Z0-9])""")
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|vs|cf|Fig|Eq|Sec|resp|approx|etc|Dr|Mr|No)\.|\b[A-Z]\.)$")
 _WS = re.compile(r"\s+")
 
@@ -35,9 +35,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
-        if _ABBREV.search(text[start : m.start()]):
+        if _ABBREV.search(text[start : m.start() + 1]):
             continue
-        spans.append((start, m.start()))
+        spans.append((start, m.start(1)))
         start = m.end()
     spans.append((start, len(text)))
     out = []

@@ -1,0 +1,158 @@
+"""Tests for vectorstore.titles: derived display titles, unique titles and code links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vectorstore.parse import parse_paths
+from vectorstore.titles import code_urls, derive_title, unique_titles
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
+
+GENERIC = {"we", "this", "in", "our", "the", "a", "an", "it", "these", "untitled abstract", "paper", "method"}
+GENERIC_STARTS = ("in this paper", "in this work", "this paper", "this work", "we ", "our ", "here ")
+
+
+@pytest.fixture(scope="module")
+def abstracts() -> list[str]:
+    papers = parse_paths([DATA]).papers
+    assert len(papers) == 38
+    return [p.abstract for p in papers]
+
+
+@pytest.fixture(scope="module")
+def titles(abstracts: list[str]) -> list[str]:
+    return [derive_title(a) for a in abstracts]
+
+
+def test_bundled_titles_are_unique(titles: list[str]) -> None:
+    assert len(titles) == 38
+    assert len({t.lower() for t in titles}) == 38
+
+
+def test_bundled_titles_are_short_and_not_generic(titles: list[str]) -> None:
+    for t in titles:
+        assert t, "empty title"
+        assert t == t.strip()
+        assert "\n" not in t
+        assert len(t) <= 100, t
+        assert len(t) >= 3, t
+        assert t.lower() not in GENERIC, t
+        assert not t.lower().startswith(GENERIC_STARTS), t
+        assert "*" not in t, t
+        assert not t.endswith((".", ",", ";", ":")), t
+        assert t[0].isupper() or t[0].isdigit(), t
+
+
+def test_bundled_titles_come_from_the_abstract(abstracts: list[str], titles: list[str]) -> None:
+    for a, t in zip(abstracts, titles, strict=True):
+        words = [w.strip("()").lower() for w in t.split()]
+        assert any(w and w in a.lower() for w in words), (t, a[:80])
+
+
+EXPECTED = [
+    ("SoftBinary", "SoftBinary Coding (SBC)"),
+    ("HIAL", "HIAL"),
+    ("ParalESN", "Parallel Echo State Network (ParalESN)"),
+    ("WaterSIC", "WaterSIC"),
+    ("FedFit", "FedFit"),
+    ("InfoGlobe", "InfoGlobe"),
+    ("CGTFra", "CGTFra"),
+    ("MIRL", "MIRL"),
+    ("SymSpectra", "SymSpectra"),
+    ("Gated Evidential Mixtures", "Gated Evidential Mixtures (GEM)"),
+    ("AD-BTS", "Adaptive Dual-Branch Token Sparsification (AD-BTS)"),
+]
+
+
+@pytest.mark.parametrize(("marker", "expected"), EXPECTED, ids=[e for _, e in EXPECTED])
+def test_expected_titles(abstracts: list[str], marker: str, expected: str) -> None:
+    matches = [a for a in abstracts if marker in a]
+    assert len(matches) == 1, f"{marker!r} should identify exactly one bundled abstract"
+    assert derive_title(matches[0]) == expected
+
+
+def test_parse_paths_uses_the_same_titles(abstracts: list[str], titles: list[str]) -> None:
+    papers = parse_paths([DATA]).papers
+    assert [p.title for p in papers] == titles
+    assert all(p.title_derived for p in papers)
+
+
+def test_derive_title_synthetic_cases() -> None:
+    assert derive_title("We introduce **FooNet**, a fast network. It is fast.") == "FooNet"
+    assert (
+        derive_title("In this paper, we study the problem of fairly allocating indivisible goods. We give algorithms.")
+        == "Fairly allocating indivisible goods"
+    )
+    # An acronym on the stop list (LLM) is not taken as the method's name.
+    t = derive_title("We propose an LLM-based agent for planning. It works.")
+    assert t != "LLM"
+    assert "agent" in t.lower()
+    assert derive_title("") == "Untitled abstract"
+
+
+def test_derive_title_is_deterministic(abstracts: list[str]) -> None:
+    assert [derive_title(a) for a in abstracts[:5]] == [derive_title(a) for a in abstracts[:5]]
+
+
+# --- unique_titles ------------------------------------------------------------------------------
+
+
+def test_unique_titles_adds_suffixes_on_clashes() -> None:
+    out = unique_titles([("a", "X"), ("b", "X"), ("c", "x"), ("d", "Y")])
+    assert out == {"a": "X", "b": "X (2)", "c": "x (3)", "d": "Y"}
+    assert len({v.lower() for v in out.values()}) == 4
+
+
+def test_unique_titles_respects_taken() -> None:
+    out = unique_titles([("a", "Given Title"), ("b", "Other")], taken={"given title"})
+    assert out == {"a": "Given Title (2)", "b": "Other"}
+
+
+def test_unique_titles_suffix_does_not_clash_with_existing_suffix() -> None:
+    out = unique_titles([("a", "T"), ("b", "T (2)"), ("c", "T")])
+    assert out["a"] == "T"
+    assert out["b"] == "T (2)"
+    assert out["c"] not in {"T", "T (2)"}
+    assert len({v.lower() for v in out.values()}) == 3
+
+
+def test_unique_titles_no_clash_is_identity() -> None:
+    pairs = [(str(i), f"Title {i}") for i in range(10)]
+    assert unique_titles(pairs) == dict(pairs)
+    assert unique_titles([]) == {}
+
+
+# --- code_urls ----------------------------------------------------------------------------------
+
+
+def test_code_urls_strips_trailing_punctuation_and_repeats() -> None:
+    text = (
+        "Code: https://github.com/a/b. Also (https://github.com/c/d), https://github.com/e/f; "
+        "mirror https://www.github.com/g/h.git. Again https://github.com/a/b!"
+    )
+    assert code_urls(text) == (
+        "https://github.com/a/b",
+        "https://github.com/c/d",
+        "https://github.com/e/f",
+        "https://www.github.com/g/h.git",
+    )
+
+
+def test_code_urls_keeps_owner_and_repo_only() -> None:
+    assert code_urls("see https://github.com/org/repo/tree/main/src for details") == ("https://github.com/org/repo",)
+    assert code_urls("http://GitHub.com/Org/Repo") == ("http://GitHub.com/Org/Repo",)
+
+
+def test_code_urls_ignores_other_hosts() -> None:
+    assert code_urls("https://gitlab.com/a/b and https://example.org/github.com/x") == ()
+    assert code_urls("no links at all") == ()
+
+
+def test_bundled_code_urls(abstracts: list[str]) -> None:
+    found = {u for a in abstracts for u in code_urls(a)}
+    assert "https://github.com/egorlifar/watersic" in found
+    assert "https://github.com/LabRAI/CREDIT" in found
+    assert all(not u.endswith((".", ",", ";", ")")) for u in found)

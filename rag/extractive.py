@@ -161,13 +161,19 @@ def answer_list(
         )
     matches = match_topic(retriever, q.alternatives, filters, within)
     topic = " or ".join(q.alternatives)
-    scope = "of those papers " if within is not None else ""
     if not matches:
         nearest = [] if within is not None else nearest_hits(retriever, topic, filters)
-        return abstain(q, f"No paper {scope}in the corpus matches “{topic}”.", nearest)
+        if within is not None:
+            return abstain(q, f"None of the {len(within)} papers in the previous answer matches “{topic}”.", [])
+        return abstain(q, f"No paper in the corpus matches “{topic}”.", nearest)
     cites = [_citation(i, m.paper, m.evidence, m.score) for i, m in enumerate(matches, start=1)]
     noun = "paper" if len(cites) == 1 else "papers"
-    lines = [f"Found {len(cites)} {noun} {scope}matching “{topic}”:", ""]
+    if within is not None:
+        verb = "matches" if len(cites) == 1 else "match"
+        head = f"Of the {len(within)} papers in the previous answer, {len(cites)} {verb}"
+        lines = [f"{head} “{topic}”:", ""]
+    else:
+        lines = [f"Found {len(cites)} {noun} matching “{topic}”:", ""]
     for c in cites:
         lines.append(f"{c.n}. **{_md(c.title)}** [{c.n}]: “{_md(c.evidence)}”")
     return Answer(question=q.text, text="\n".join(lines), citations=cites, found=True, kind="list")

@@ -75,6 +75,7 @@ def test_followup_narrows_previous_answer(app) -> None:  # type: ignore[no-untyp
     follow = app.ask("Which of those are about time series?", history)
     assert follow.found
     assert {c.title for c in follow.citations} == {"CGTFra"}
+    assert follow.text.startswith("Of the 6 papers in the previous answer, 1 matches “time series”")
     assert {c.paper_id for c in follow.citations} <= {c.paper_id for c in first.citations}
     _verified(follow, app)
     # without the history, the same words search the whole corpus

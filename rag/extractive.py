@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from vectorstore.text import contains_phrase, content_stems, phrase_forms, sentence_spans, stems
+from vectorstore.text import acronym_definitions, contains_phrase, content_stems, phrase_forms, sentence_spans, stems
 from vectorstore.types import Paper
 
 from .query import Question
@@ -98,6 +98,7 @@ def match_topic(
     if within is not None:
         ids = {pid: None for pid in within}
     papers = retriever.papers(list(ids))
+    variants = spellings(alternatives, [p.abstract for p in papers.values()])
     matches: list[Match] = []
     for pid, p in papers.items():
         forms = _forms(p)
@@ -105,7 +106,7 @@ def match_topic(
         best: Match | None = None
         for alt in alternatives:
             terms = content_stems(alt)
-            phrase = contains_phrase(forms, alt)
+            phrase = any(contains_phrase(forms, v) for v in variants[alt])
             cov = coverage(terms, p.abstract)
             ok = phrase or (sim >= DENSE_ALONE and cov >= 0.5) or (cov >= 1.0 and sim >= DENSE_WITH_TERMS)
             if not ok:
@@ -117,6 +118,21 @@ def match_topic(
             matches.append(best)
     matches.sort(key=lambda m: (-m.score, m.paper.title))
     return matches[: r.max_list]
+
+
+def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:
+    """Each alternative with the acronym or long form the texts define for it ("GNNs" ↔ "graph neural networks")."""
+    defs: dict[str, set[str]] = {}
+    for text in texts:
+        for long, acro in acronym_definitions(text):
+            key_long, key_acro = " ".join(stems(long)), " ".join(stems(acro))
+            defs.setdefault(key_long, set()).add(acro)
+            defs.setdefault(key_acro, set()).add(long)
+    out: dict[str, list[str]] = {}
+    for alt in alternatives:
+        extra = sorted(defs.get(" ".join(stems(alt)), set()))
+        out[alt] = [alt, *(e for e in extra if len(e) > 2 or len(stems(alt)) == 1)]
+    return out
 
 
 def best_of(retriever: Retriever, text: str, paper_ids: list[str]) -> dict[str, tuple[float, str]]:

@@ -42,7 +42,7 @@ _VERBS = (
     r"develop|develops|mention|mentions|discuss|discusses|involve|involves|involving|consider|considers|consider|"
     r"work|works|working|related|relate|relates|based|center|centre|centered|centred|talk|talks|cover|covers|"
     r"about|on|with|to|upon|around|in|of|for|mainly|also|specifically|explicitly|primarily|the|a|an|any|some|"
-    r"topic|topics|area|field|problem|problems|subject|idea|notion|concept|method|methods|technique|techniques|framework|"
+    r"new|novel|recent|existing|topic|topics|area|field|problem|problems|subject|idea|notion|concept|method|methods|technique|techniques|framework|"
     r"frameworks|approach|approaches|architecture|architectures|task|tasks)"
 )
 _LEADING = re.compile(rf"^\s*(?:{_VERBS}(?:\s*,\s*|\s+|$))+", re.IGNORECASE)

@@ -103,3 +103,17 @@ def test_llm_mode_without_endpoint_is_a_clear_error(app) -> None:  # type: ignor
 def test_k_caps_the_citations(app) -> None:  # type: ignore[no-untyped-def]
     answer = app.ask("Which papers use information bottleneck?", k=2)
     assert len(answer.citations) == 2
+
+
+@pytest.mark.parametrize(
+    ("question", "title"),
+    [
+        ("Which papers study VLMs?", "MIRL"),  # acronym → the long form an abstract defines
+        ("Which papers study HNNs?", "HIAL"),
+        ("Which papers are about OOD detection?", "Gated Evidential Mixtures (GEM)"),
+    ],
+)
+def test_acronyms_match_their_long_forms(app, question: str, title: str) -> None:  # type: ignore[no-untyped-def]
+    answer = app.ask(question)
+    assert [c.title for c in answer.citations] == [title]
+    _verified(answer, app)

@@ -203,3 +203,13 @@ def test_content_stems_keep_digits_drop_single_letters() -> None:
 def test_content_stems_only_stopwords() -> None:
     assert content_stems("we propose this and that in the paper") == ["propos"]
     assert content_stems("of the and to in") == []
+
+
+def test_acronym_definitions() -> None:
+    from vectorstore.text import acronym_definitions
+
+    text = "Hypergraph Neural Networks (HNNs) model it. We use multimodal large language models (MLLMs) and x (Y)."
+    assert acronym_definitions(text) == [
+        ("Hypergraph Neural Networks", "HNN"),
+        ("multimodal large language models", "MLLM"),
+    ]

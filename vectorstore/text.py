@@ -112,3 +112,24 @@ def contains_phrase(haystack_forms: set[str], phrase: str) -> bool:
     """Whether the phrase occurs (as consecutive stems) in a text given by its :func:`phrase_forms`."""
     needles = phrase_forms(phrase)
     return any(n in h for n in needles for h in haystack_forms)
+
+
+_DEFINITION = re.compile(r"((?:[\w-]+\s+){0,6}[\w-]+)\s+\(([A-Za-z][A-Za-z0-9-]{1,11}?)s?\)")
+
+
+def acronym_definitions(text: str) -> list[tuple[str, str]]:
+    """(long form, acronym) pairs a text defines: "graph neural networks (GNNs)" → ("graph neural networks", "GNN")."""
+    out = []
+    for m in _DEFINITION.finditer(text):
+        words, acro = m.group(1).split(), m.group(2)
+        letters = [c.lower() for c in acro if c.isalpha() and c.isupper()]
+        if len(letters) < 2:
+            continue
+        # take the shortest tail of the words whose initials (or hyphen-part initials) spell the acronym
+        for n in range(1, len(words) + 1):
+            tail = words[-n:]
+            initials = "".join(part[0].lower() for w in tail for part in w.split("-") if part)
+            if initials == "".join(letters) or "".join(w[0].lower() for w in tail) == "".join(letters):
+                out.append((" ".join(tail), acro))
+                break
+    return out

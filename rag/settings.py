@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
-from pydantic import Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from vectorstore.config import StoreSettings
@@ -22,6 +23,32 @@ class RetrievalSettings(BaseSettings):
     max_list: int = Field(default=50, ge=1, description="Most papers a which-papers answer cites")
 
 
+class LLMSettings(BaseSettings):
+    """The optional OpenAI-compatible endpoint (OpenAI, Azure-style gateways, Ollama, vLLM, llama.cpp, LM Studio)."""
+
+    model_config = SettingsConfigDict(env_prefix="ASKPAPERS_", env_file=".env", extra="ignore", populate_by_name=True)
+
+    api_key: SecretStr | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "ASKPAPERS_OPENAI_API_KEY")
+    )
+    base_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("OPENAI_BASE_URL", "ASKPAPERS_OPENAI_BASE_URL")
+    )
+    model: str = Field(default="gpt-4.1-mini", validation_alias=AliasChoices("ASKPAPERS_LLM_MODEL"))
+    temperature: float = Field(default=0.1, ge=0, le=2, validation_alias=AliasChoices("ASKPAPERS_LLM_TEMPERATURE"))
+    timeout: float = Field(default=60.0, gt=0, validation_alias=AliasChoices("ASKPAPERS_LLM_TIMEOUT"))
+    max_retries: int = Field(default=2, ge=0, le=10, validation_alias=AliasChoices("ASKPAPERS_LLM_MAX_RETRIES"))
+    max_tokens: int = Field(default=700, ge=16, validation_alias=AliasChoices("ASKPAPERS_LLM_MAX_TOKENS"))
+    context_chars: int = Field(default=12_000, ge=500, validation_alias=AliasChoices("ASKPAPERS_LLM_CONTEXT_CHARS"))
+    context_papers: int = Field(default=12, ge=1, le=50, validation_alias=AliasChoices("ASKPAPERS_LLM_CONTEXT_PAPERS"))
+
+    @property
+    def configured(self) -> bool:
+        """An endpoint counts as configured when a key or a base URL is set."""
+        key = self.api_key.get_secret_value() if self.api_key else ""
+        return bool(key.strip() or (self.base_url or "").strip())
+
+
 class Settings(BaseSettings):
     """Everything askpapers reads from the environment, in one place."""
 
@@ -29,6 +56,8 @@ class Settings(BaseSettings):
 
     store: StoreSettings = Field(default_factory=StoreSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    mode: Literal["auto", "extractive", "llm"] = Field(default="auto", description="Default answer mode")
 
 
 @lru_cache(maxsize=1)

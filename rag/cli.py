@@ -132,6 +132,13 @@ def cmd_chat(args: argparse.Namespace) -> int:
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from ui.app import launch
+
+    launch(host=args.host, port=args.port, share=args.share)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="askpapers", description="Cited answers about research papers from their abstracts."
@@ -170,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mode", choices=modes, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
     add_filters(sp)
     sp.set_defaults(func=cmd_chat)
+    sp = sub.add_parser("serve", help="start the web app (Gradio) at http://127.0.0.1:7860")
+    sp.add_argument("--host", default=None, help="interface to bind (default: ASKPAPERS_HOST or 127.0.0.1)")
+    sp.add_argument("--port", type=int, default=None, help="port (default: ASKPAPERS_PORT or 7860)")
+    sp.add_argument("--share", action="store_true", help="also open a public Gradio share link (off by default)")
+    sp.set_defaults(func=cmd_serve)
     return p
 
 

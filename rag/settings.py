@@ -49,6 +49,22 @@ class LLMSettings(BaseSettings):
         return bool(key.strip() or (self.base_url or "").strip())
 
 
+class UISettings(BaseSettings):
+    """The Gradio app."""
+
+    model_config = SettingsConfigDict(env_prefix="ASKPAPERS_", env_file=".env", extra="ignore")
+
+    host: str = Field(default="127.0.0.1", description="Interface to bind (loopback by default)")
+    port: int = Field(default=7860, ge=0, le=65535)
+    auth: SecretStr | None = Field(default=None, description="user:password to require a login")
+
+    def credentials(self) -> tuple[str, str] | None:
+        if not self.auth or ":" not in self.auth.get_secret_value():
+            return None
+        user, _, password = self.auth.get_secret_value().partition(":")
+        return user, password
+
+
 class Settings(BaseSettings):
     """Everything askpapers reads from the environment, in one place."""
 
@@ -57,6 +73,7 @@ class Settings(BaseSettings):
     store: StoreSettings = Field(default_factory=StoreSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    ui: UISettings = Field(default_factory=UISettings)
     mode: Literal["auto", "extractive", "llm"] = Field(default="auto", description="Default answer mode")
 
 

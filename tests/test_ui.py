@@ -77,10 +77,13 @@ def ask(page: Any, question: str, n_sources: int | None = None) -> None:
     before = page.locator("#chat .message").count()
     page.fill("#question textarea", question)
     page.click("#ask")
+    # the first update adds the two messages and clears the notice; the final one sets the notice again
     page.wait_for_function(
-        "([n]) => document.querySelectorAll('#chat .message').length >= n + 2", arg=[before], timeout=60_000
+        "([n]) => document.querySelectorAll('#chat .message').length >= n + 2"
+        " && document.querySelector('#notice')?.innerText.includes('Answer mode')",
+        arg=[before],
+        timeout=60_000,
     )
-    page.wait_for_function("() => document.querySelector('#notice')?.innerText.includes('Answer mode')", timeout=60_000)
     page.wait_for_timeout(300)
 
 

@@ -148,7 +148,7 @@ def build(app: AskPapers) -> gr.Blocks:
     ) -> Iterator[tuple[Any, ...]]:
         past = history_messages(history)
         shown = [*past, {"role": "user", "content": message}, {"role": "assistant", "content": "…"}]
-        yield shown, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
+        yield shown, "", "", gr.skip(), gr.skip(), gr.skip()  # the notice is set again with the final answer
         text = ""
         try:
             for item in app.ask_stream(message, past, mode=mode, k=int(k), filters=filters(venue, year, has_code)):  # type: ignore[arg-type]

@@ -11,14 +11,15 @@ import json
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
 @dataclass
 class Reply:
-    content: str = ""
+    content: str | Callable[[dict[str, Any]], str] = ""  # a callable gets the request body
     status: int = 200
     hang: float = 0.0  # seconds to wait before answering
     cut: bool = False  # stream half the pieces, then close without finish_reason or [DONE]
@@ -49,10 +50,12 @@ class FakeOpenAI:
                 fake.requests.append(body)
                 fake.headers.append(dict(self.headers))
                 reply = fake.script.popleft() if fake.script else Reply(status=500, content="no scripted reply")
+                if callable(reply.content):
+                    reply = replace(reply, content=reply.content(body))
                 if reply.hang:
                     time.sleep(reply.hang)
                 if reply.status != 200:
-                    self._json(reply.status, {"error": {"message": reply.content or "error", "type": "test"}})
+                    self._json(reply.status, {"error": {"message": str(reply.content) or "error", "type": "test"}})
                 elif reply.malformed:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
@@ -93,7 +96,7 @@ class FakeOpenAI:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                words = reply.content.split(" ")
+                words = str(reply.content).split(" ")
                 pieces = [w + (" " if i < len(words) - 1 else "") for i, w in enumerate(words)]
                 if reply.cut:
                     pieces = pieces[: max(1, len(pieces) // 2)]

@@ -35,7 +35,7 @@ def test_reingest_changes_nothing(fresh_settings, embedder) -> None:  # type: ig
 
 
 def test_changed_abstract_replaces_its_chunks(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
-    long = " ".join(f"Sentence number {i} talks about graph neural networks and message passing." for i in range(12))
+    long = " ".join(f"Sentence number {i} talks about graph neural networks and message passing." for i in range(30))
     f = _write_jsonl(tmp_path / "a.jsonl", [{"id": "p1", "title": "Graph paper", "abstract": long}])
     r1 = ingest([f], fresh_settings.store, progress=False, embedder=embedder)
     n_long = r1.chunks

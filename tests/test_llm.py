@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,13 +49,34 @@ def system_prompt(request: dict[str, Any]) -> str:
     return next(m["content"] for m in request["messages"] if m["role"] == "system")
 
 
+def cites(template: str) -> Any:
+    """A scripted reply that cites papers by title: "{GCIB}" becomes that paper's [n] in the request's context."""
+
+    def reply(body: dict[str, Any]) -> str:
+        numbers = {}
+        for line in system_prompt(body).splitlines():
+            m = re.match(r"^\[(\d+)\] (.+?)(?: — .*)?$", line)
+            if m:
+                numbers[m.group(2)] = m.group(1)
+
+        def number(m: re.Match[str]) -> str:
+            title = next(t for t in numbers if t.startswith(m.group(1)))
+            return f"[{numbers[title]}]"
+
+        return re.sub(r"\{([^}]+)\}", number, template)
+
+    return reply
+
+
 def test_well_cited_answer(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake)
     fake.push(
         Reply(
-            "Several papers use the information bottleneck. GCIB [2] denoises auxiliary behavior information "
-            "with a graph contrastive information bottleneck. SymSpectra [3] integrates multi-modal spectra "
-            "features with a symmetric conditional information bottleneck."
+            cites(
+                "Several papers use the information bottleneck. GCIB {GCIB} denoises auxiliary behavior information "
+                "with a graph contrastive information bottleneck. SymSpectra {SymSpectra} integrates multi-modal "
+                "spectra features with a symmetric conditional information bottleneck."
+            )
         )
     )
     pieces, answer = stream(app, IB)
@@ -92,9 +114,11 @@ def test_uncited_and_unsupported_claims_are_flagged(corpus_settings, fake) -> No
     app = llm_app(corpus_settings, fake)
     fake.push(
         Reply(
-            "GCIB denoises auxiliary behavior graphs with an information bottleneck [2]. "
-            "Information bottleneck methods were invented by astronauts on the moon in 1850. "
-            "SymSpectra predicts stock prices for cryptocurrency exchanges [3]."
+            cites(
+                "GCIB denoises auxiliary behavior graphs with an information bottleneck {GCIB}. "
+                "Information bottleneck methods were invented by astronauts on the moon in 1850. "
+                "SymSpectra predicts stock prices for cryptocurrency exchanges {SymSpectra}."
+            )
         )
     )
     _, answer = stream(app, IB)
@@ -128,7 +152,7 @@ def test_failures_fall_back_to_the_extractive_answer(corpus_settings, fake, repl
 
 def test_429_is_retried_then_succeeds(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake, max_retries=2)
-    fake.push(Reply(status=429), Reply("GCIB uses a graph contrastive information bottleneck [2]."))
+    fake.push(Reply(status=429), Reply(cites("GCIB uses a graph contrastive information bottleneck {GCIB}.")))
     _, answer = stream(app, IB)
     assert answer.mode == "llm" and answer.citations[0].title.startswith("GCIB")
     assert len(fake.requests) == 2
@@ -165,7 +189,7 @@ def test_followup_is_condensed_and_keeps_previous_papers(corpus_settings, fake) 
     app = llm_app(corpus_settings, fake)
     fake.push(
         Reply("Which of the papers that use information bottleneck are about time series?"),
-        Reply("CGTFra is about multivariate time series forecasting [1]."),
+        Reply(cites("CGTFra is about multivariate time series forecasting {CGTFra}.")),
     )
     history = [{"role": "user", "content": IB}, {"role": "assistant", "content": "Six papers… GCIB [1] …"}]
     _, answer = stream(app, "Which of those are about time series?", history)

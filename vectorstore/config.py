@@ -30,3 +30,6 @@ class StoreSettings(BaseSettings):
     )
     batch_size: int = Field(default=64, ge=1, le=5000, description="Papers embedded and written per batch")
     embed_threads: int = Field(default=0, ge=0, description="onnxruntime threads (0 = all cores)")
+    chunk_sentences: int = Field(
+        default=6, ge=1, le=50, description="Most sentences per chunk (windows overlap by one)"
+    )

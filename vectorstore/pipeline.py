@@ -101,7 +101,9 @@ def ingest(
                 all_chunks: list[str] = []
                 for p in batch:
                     prefix = "" if p.title_derived else p.title
-                    chunks = chunk_paper(p, embedder.count_tokens_batch, prefix=prefix)
+                    chunks = chunk_paper(
+                        p, embedder.count_tokens_batch, prefix=prefix, max_sentences=settings.chunk_sentences
+                    )
                     items.append((p, chunks))
                     all_chunks.extend((prefix + ". " if prefix else "") + c.text for c in chunks)
                 vectors = embedder.embed(all_chunks)

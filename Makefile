@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat browser test lint typecheck pytest bench bench-dev bench-speed lock clean test-local-llm
+.PHONY: run install index chat browser test lint typecheck pytest bench bench-dev bench-speed eval-dev lock clean test-local-llm
 
 run: index
 	$(BIN)/askpapers serve
@@ -42,7 +42,10 @@ typecheck: install
 pytest: install
 	$(BIN)/python -m pytest -q
 
-bench: bench-dev bench-speed
+# Side by side with the LangChain recipe and BM25 (quality on three gold sets, speed on ICML 2024):
+# writes docs/benchmarks.md. Needs ../shared/datasets; eval stores are cached in ~/.cache/askpapers/eval.
+bench: install
+	$(BIN)/python bench/compare.py
 
 bench-dev: install
 	$(BIN)/python bench/dev_eval.py

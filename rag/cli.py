@@ -132,6 +132,28 @@ def cmd_chat(args: argparse.Namespace) -> int:
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
 
 
+def cmd_eval(args: argparse.Namespace) -> int:
+    from rag.evaluate import default_cache, detect, eval_beir, eval_conference, eval_dev
+    from rag.settings import get_settings
+    from vectorstore.errors import InputError
+
+    cache = args.cache or default_cache()
+    kind = detect(args.gold)
+    if kind == "dev":
+        corpus = args.corpus or [get_settings().store.default_corpus]
+        report = eval_dev(args.gold, corpus, cache)
+    elif kind == "conference":
+        if not args.corpus or len(args.corpus) != 1:
+            raise InputError("conference questions need --corpus CORPUS.jsonl (and usually --pool IDS)")
+        report = eval_conference(args.gold, args.corpus[0], args.pool, cache, limit=args.limit)
+    else:
+        if not args.corpus or len(args.corpus) != 1 or not args.qrels:
+            raise InputError("BEIR queries need --corpus corpus.jsonl and --qrels qrels.tsv")
+        report = eval_beir(args.corpus[0], args.gold, args.qrels, cache, limit=args.limit)
+    print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
+    return 0
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from ui.app import launch
 
@@ -177,6 +199,16 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--mode", choices=modes, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
     add_filters(sp)
     sp.set_defaults(func=cmd_chat)
+    sp = sub.add_parser("eval", help="score answers and search against a gold set (dev, conference or BEIR)")
+    sp.add_argument("gold", type=Path, help="dev_questions.jsonl, gold_questions_*.jsonl or BEIR queries.jsonl")
+    sp.add_argument("--corpus", type=Path, nargs="+", help="the corpus (default for dev questions: bundled)")
+    sp.add_argument("--pool", type=Path, help="ids of the papers to ingest (conference questions)")
+    sp.add_argument("--qrels", type=Path, help="BEIR qrels TSV")
+    sp.add_argument("--cache", type=Path, help="where eval stores are kept (default ~/.cache/askpapers/eval)")
+    sp.add_argument("--limit", type=int, help="only the first N questions")
+    sp.add_argument("--json", action="store_true", help="print JSON")
+    sp.set_defaults(func=cmd_eval)
+
     sp = sub.add_parser("serve", help="start the web app (Gradio) at http://127.0.0.1:7860")
     sp.add_argument("--host", default=None, help="interface to bind (default: ASKPAPERS_HOST or 127.0.0.1)")
     sp.add_argument("--port", type=int, default=None, help="port (default: ASKPAPERS_PORT or 7860)")

@@ -66,3 +66,20 @@ def score_dev(item: dict[str, Any], answer: Answer) -> DevResult:
 
 def load_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def recall_at(ranked: list[str], relevant: set[str], k: int) -> float:
+    """Share of the relevant ids in the first ``k`` of ``ranked`` (1.0 when nothing is relevant)."""
+    if not relevant:
+        return 1.0
+    return len(set(ranked[:k]) & relevant) / len(relevant)
+
+
+def ndcg_at(ranked: list[str], gains: dict[str, float], k: int) -> float:
+    """nDCG@k with graded gains (binary relevance: gain 1); ids not in ``gains`` count 0."""
+    import math
+
+    dcg = sum(gains.get(pid, 0.0) / math.log2(i + 2) for i, pid in enumerate(ranked[:k]))
+    ideal = sorted(gains.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0

@@ -34,7 +34,7 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _VERBS = (
-    r"(?:that|which|who|in\s+this\s+corpus|here|in\s+the\s+corpus|do|does|did|are|is|were|was|have|has|"
+    r"(?:that|which|who|or|and|in\s+this\s+corpus|here|in\s+the\s+corpus|do|does|did|are|is|were|was|have|has|"
     r"use|uses|used|using|utili[sz]e|utili[sz]es|apply|applies|applied|applying|employ|employs|employing|leverage|"
     r"leverages|leveraging|study|studies|studied|studying|investigate|investigates|examine|examines|explore|explores|"
     r"deal|deals|dealing|address|addresses|addressing|tackle|tackles|focus|focuses|focusing|concern|concerns|"
@@ -71,6 +71,39 @@ def topic_of(question: str) -> str:
     return q.strip(" ,;:\"'“”")
 
 
+_PAREN_ACRONYM = re.compile(r"\s*\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
+_GENERIC_TAIL = re.compile(r"\s+(?:models?|methods?|approaches|techniques?|algorithms?|frameworks?|reasoning)$", re.I)
+
+
+def expand(alternatives: list[str]) -> list[str]:
+    """Spell-outs a reader would accept for the same topic.
+
+    - "neural radiance fields (NeRF)" → also "NeRF"; the phrase itself without the parenthesis;
+    - "mixture-of-experts models" → also "mixture-of-experts" (a hyphenated term stands on its own);
+    - "backdoor attacks or defenses" → "defenses" reads as "backdoor defenses".
+    """
+    out: list[str] = []
+    first_words = alternatives[0].split() if alternatives else []
+    for i, alt in enumerate(alternatives):
+        words = alt.split()
+        if i > 0 and len(words) == 1 and len(first_words) >= 2 and not _PAREN_ACRONYM.search(alt):
+            alt = " ".join([*first_words[:-1], alt])
+        m = _PAREN_ACRONYM.search(alt)
+        forms = [alt]
+        if m:
+            plain = _PAREN_ACRONYM.sub("", alt).strip()
+            acronym = (m.group(1) + " " + alt[m.end() :].strip()).strip()
+            forms = [plain, acronym]
+        for f in list(forms):
+            short = _GENERIC_TAIL.sub("", f)
+            if short != f and ("-" in short or re.fullmatch(r"[A-Z][A-Za-z0-9]+", short)):
+                forms.append(short)
+        for f in forms:
+            if f and f not in out:
+                out.append(f)
+    return out
+
+
 def analyse(question: str) -> Question:
     text = one_line(question)
     is_list = bool(_LIST.match(text))
@@ -80,4 +113,4 @@ def analyse(question: str) -> Question:
     topic = topic_of(text)
     alts = [a.strip(" ,;:") for a in _ALTERNATIVES.split(topic) if content_stems(a)]
     alts = [re.sub(r"^(?:the|a|an)\s+", "", a, flags=re.IGNORECASE) for a in alts]
-    return Question(text=text, kind="list", followup=followup, topic=topic, alternatives=alts or [topic])
+    return Question(text=text, kind="list", followup=followup, topic=topic, alternatives=expand(alts or [topic]))

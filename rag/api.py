@@ -104,8 +104,11 @@ class AskPapers:
         return report
 
     def search(self, query: str, k: int | None = None, *, filters: dict[str, Any] | None = None) -> list[Hit]:
-        q = clean_question(query)
-        return self.retriever.search(q, k or self.settings.retrieval.k, filters)
+        text = clean_question(query)
+        q = analyse(text)
+        if q.kind == "list" and q.topic:  # "Which papers use X?": search for X and its spellings
+            return self.retriever.search(q.topic, k or self.settings.retrieval.k, filters, q.alternatives)
+        return self.retriever.search(text, k or self.settings.retrieval.k, filters)
 
     def ask(
         self,

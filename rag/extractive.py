@@ -95,6 +95,9 @@ def match_topic(
         if within is None:
             for pid, _ in retriever.lexical.search(alt, r.lexical_candidates, scope):
                 ids.setdefault(pid, None)
+    if within is None:  # every paper that states a spelling of the topic is a candidate
+        for pid, _ in retriever.lexical.phrase_search(alternatives, 5 * r.max_list, scope):
+            ids.setdefault(pid, None)
     if within is not None:
         ids = {pid: None for pid in within}
     papers = retriever.papers(list(ids))

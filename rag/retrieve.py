@@ -82,15 +82,24 @@ class Retriever:
         hits = self.store.query_chunks(vec, n or self.settings.retrieval.dense_candidates, where_clause(filters))
         return best_chunk_per_paper(hits)
 
-    def candidates(self, query: str, filters: dict[str, Any] | None = None) -> list[Candidate]:
-        """Every paper either retriever returned, best fused score first."""
+    def candidates(
+        self, query: str, filters: dict[str, Any] | None = None, phrases: list[str] | None = None
+    ) -> list[Candidate]:
+        """Every paper a retriever returned, best fused score first.
+
+        Rankings fused: dense chunks (aggregated to papers), BM25 over the query's words, and, when the query
+        names ``phrases`` (a topic and its spellings), BM25 over the papers that contain one of them.
+        """
         r = self.settings.retrieval
         where_clause(filters)  # validates filter names before any work
         dense = self.dense(query, filters)
         lex = self.lexical.search(query, r.lexical_candidates, filters)
         dense_order = sorted(dense, key=lambda pid: -dense[pid][0])
         lex_order = [pid for pid, _ in lex]
-        fused = rrf([dense_order, lex_order], r.rrf_k)
+        rankings = [dense_order, lex_order]
+        if phrases:
+            rankings.append([pid for pid, _ in self.lexical.phrase_search(phrases, r.lexical_candidates, filters)])
+        fused = rrf(rankings, r.rrf_k)
         out = []
         lex_scores = dict(lex)
         for pid, score in fused.items():
@@ -107,8 +116,10 @@ class Retriever:
     def papers(self, ids: list[str]) -> dict[str, Paper]:
         return self.store.get_papers(ids)
 
-    def search(self, query: str, k: int = 10, filters: dict[str, Any] | None = None) -> list[Hit]:
-        cands = self.candidates(query, filters)
+    def search(
+        self, query: str, k: int = 10, filters: dict[str, Any] | None = None, phrases: list[str] | None = None
+    ) -> list[Hit]:
+        cands = self.candidates(query, filters, phrases)
         papers = self.papers([c.paper_id for c in cands[: k * 2]])
         hits = []
         for c in cands:

@@ -71,3 +71,17 @@ def test_lexical_index_is_rebuilt_when_the_store_changes(tmp_path, fresh_setting
     assert [pid for pid, _ in app.retriever.lexical.search("quokka", 5)] == ["b"]  # count changed: rebuilt
     lexical_path(fresh_settings.store).unlink()  # same count, index gone: rebuilt too
     assert [pid for pid, _ in app.retriever.lexical.search("zebrafish", 5)] == ["a"]
+
+
+def test_phrase_search_finds_consecutive_words_only(app) -> None:  # type: ignore[no-untyped-def]
+    lex = app.retriever.lexical
+    ids = {pid for pid, _ in lex.phrase_search(["information bottleneck"], 50)}
+    titles = {p.title for p in app.retriever.papers(list(ids)).values()}
+    assert "SymSpectra" in titles and "CGTFra" in titles and len(ids) == 6
+    assert lex.phrase_search(["bottleneck information"], 50) == []  # order matters
+    assert lex.phrase_search(['"; DROP TABLE papers; --'], 5) is not None  # never reaches FTS5 as syntax
+
+
+def test_which_papers_search_ranks_the_topic_first(app) -> None:  # type: ignore[no-untyped-def]
+    hits = app.search("Which papers use or study the information bottleneck?", k=6)
+    assert sum("ottleneck" in h.abstract for h in hits) == 6

@@ -26,6 +26,16 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 """
 
 
+def phrase_expression(phrases: list[str], max_phrases: int = 8) -> str:
+    """An FTS5 MATCH string for any of the phrases, each as consecutive (stemmed) words."""
+    parts = []
+    for ph in phrases[:max_phrases]:
+        words = tokens(ph)[:12]
+        if words:
+            parts.append('"' + " ".join(words) + '"')
+    return " OR ".join(dict.fromkeys(parts))
+
+
 def match_expression(query: str, max_terms: int = 32) -> str:
     """An FTS5 MATCH string: the query's content words, each quoted, OR-ed together."""
     words = [t for t in dict.fromkeys(tokens(query)) if t not in STOPWORDS][:max_terms]
@@ -82,8 +92,16 @@ class LexicalIndex:
         return n
 
     def search(self, query: str, n: int, filters: dict[str, Any] | None = None) -> list[tuple[str, float]]:
-        """(paper_id, bm25 score; higher is better) for the best ``n`` papers."""
-        expr = match_expression(query)
+        """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words."""
+        return self._match(match_expression(query), n, filters)
+
+    def phrase_search(
+        self, phrases: list[str], n: int, filters: dict[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """Papers that contain one of the phrases (words consecutive, after stemming), best bm25 first."""
+        return self._match(phrase_expression(phrases), n, filters)
+
+    def _match(self, expr: str, n: int, filters: dict[str, Any] | None) -> list[tuple[str, float]]:
         conn = self._conn()
         if not expr or conn is None:
             return []

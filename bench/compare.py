@@ -472,7 +472,8 @@ def quality_conference(limit: int | None, cache: Path, tmp: Path) -> tuple[Secti
     }
     n_rel = sum(len(i["relevant_ids"]) for i in items)
     sec.lines += [
-        f"{len(items)} questions over the {len(records):,}-paper pool ({n_rel} relevant pairs). "
+        f"{len(items)} questions over the {len(records):,}-paper pool ({len(papers):,} distinct abstracts; "
+        f"{n_rel} relevant pairs). "
         "Labels are silver, from author keywords; `text_mention_only_ids` count neither way.",
         "",
         "**Cited set** (what each system answers with):",

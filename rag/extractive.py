@@ -23,6 +23,8 @@ from .types import Answer, Citation, Hit
 DENSE_ALONE = 0.62
 DENSE_WITH_TERMS = 0.45
 FACTOID_MIN_COVERAGE = 0.34
+DENSE_SPELLINGS = 3  # spellings of a topic searched densely (the rest only lexically)
+DENSE_TOPIC_CHUNKS = 100  # nearest chunks fetched per spelling
 _NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*)\b")
 _NUMERIC_Q = re.compile(r"^\s*(?:what|how\s+(?:much|many|large|big|fast|long|well)|by\s+how\s+much)\b", re.IGNORECASE)
 
@@ -81,26 +83,23 @@ def match_topic(
     """Every paper that matches any of the alternative phrasings of a topic, best first."""
     r = retriever.settings.retrieval
     sims: dict[str, tuple[float, str]] = {}
-    ids: dict[str, None] = {}
     scope = dict(filters or {})
-    for alt in alternatives:
+    for alt in alternatives[:DENSE_SPELLINGS]:
         if within is not None:
             dense = best_of(retriever, alt, within)
         else:
-            dense = retriever.dense(alt, scope)
+            dense = retriever.dense(alt, scope, n=DENSE_TOPIC_CHUNKS)
         for pid, (sim, chunk) in dense.items():
             if pid not in sims or sim > sims[pid][0]:
                 sims[pid] = (sim, chunk)
-            ids.setdefault(pid, None)
-        if within is None:
-            for pid, _ in retriever.lexical.search(alt, r.lexical_candidates, scope):
-                ids.setdefault(pid, None)
-    if within is None:  # every paper that states a spelling of the topic is a candidate
-        for pid, _ in retriever.lexical.phrase_search(alternatives, 5 * r.max_list, scope):
-            ids.setdefault(pid, None)
+    # Only two kinds of paper can pass the rule below: those that state a spelling of the topic (found by
+    # an FTS5 phrase query) and those whose best chunk is close enough; nothing else needs to be read.
     if within is not None:
-        ids = {pid: None for pid in within}
-    papers = retriever.papers(list(ids))
+        ids = list(within)
+    else:
+        ids = [pid for pid, _ in retriever.lexical.phrase_search(alternatives, 5 * r.max_list, scope)]
+        ids += [pid for pid, (sim, _) in sims.items() if sim >= DENSE_WITH_TERMS and pid not in set(ids)]
+    papers = retriever.papers(ids)
     variants = spellings(alternatives, [p.abstract for p in papers.values()])
     matches: list[Match] = []
     for pid, p in papers.items():

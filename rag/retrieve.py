@@ -102,13 +102,14 @@ class Retriever:
         fused = rrf(rankings, r.rrf_k)
         out = []
         lex_scores = dict(lex)
+        dense_rank = {pid: i for i, pid in enumerate(dense_order, start=1)}
+        lex_rank = {pid: i for i, pid in enumerate(lex_order, start=1)}
         for pid, score in fused.items():
             c = Candidate(pid, score=score, bm25=lex_scores.get(pid, 0.0))
             if pid in dense:
                 c.similarity, c.snippet = dense[pid]
-                c.dense_rank = dense_order.index(pid) + 1
-            if pid in lex_scores:
-                c.lexical_rank = lex_order.index(pid) + 1
+                c.dense_rank = dense_rank[pid]
+            c.lexical_rank = lex_rank.get(pid)
             out.append(c)
         out.sort(key=lambda c: (-c.score, -c.similarity))
         return out

@@ -2,7 +2,7 @@
 
 condense (follow-ups) → context of numbered, fenced abstracts → prompt (``prompts/answer.md``) → streamed answer.
 The citation check (:mod:`rag.citations`) runs on the finished text. Nothing here downloads anything: the
-context is budgeted in characters, so tiktoken is never used.
+context is budgeted in characters, so no tokenizer encoding files are ever fetched.
 """
 
 from __future__ import annotations

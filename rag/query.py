@@ -72,6 +72,12 @@ def topic_of(question: str) -> str:
 
 
 _PAREN_ACRONYM = re.compile(r"\s*\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
+# Words that name a kind of work rather than a topic: "backdoor attacks or defenses" means backdoor defenses.
+_HEADS = frozenset(
+    "attacks attack defenses defences defense defence detection prediction estimation generation methods models "
+    "learning analysis approaches algorithms benchmarks datasets applications evaluation training inference "
+    "systems mitigation verification".split()
+)
 _GENERIC_TAIL = re.compile(r"\s+(?:models?|methods?|approaches|techniques?|algorithms?|frameworks?|reasoning)$", re.I)
 
 
@@ -86,7 +92,7 @@ def expand(alternatives: list[str]) -> list[str]:
     first_words = alternatives[0].split() if alternatives else []
     for i, alt in enumerate(alternatives):
         words = alt.split()
-        if i > 0 and len(words) == 1 and len(first_words) >= 2 and not _PAREN_ACRONYM.search(alt):
+        if i > 0 and len(words) == 1 and len(first_words) >= 2 and words[0].lower() in _HEADS:
             alt = " ".join([*first_words[:-1], alt])
         m = _PAREN_ACRONYM.search(alt)
         forms = [alt]

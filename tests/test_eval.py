@@ -56,6 +56,7 @@ def test_topic_spellings() -> None:
         "mixture-of-experts models", "MoE models", "mixture-of-experts", "MoE"
     ]  # fmt: skip
     assert expand(["backdoor attacks", "defenses"]) == ["backdoor attacks", "backdoor defenses"]
+    assert expand(["graph neural networks", "transformers"]) == ["graph neural networks", "transformers"]
     assert expand(["state space models"]) == ["state space models"]  # no hyphenated term: keep the head noun
 
 

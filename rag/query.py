@@ -74,9 +74,33 @@ def topic_of(question: str) -> str:
 _PAREN_ACRONYM = re.compile(r"\s*\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 # Words that name a kind of work rather than a topic: "backdoor attacks or defenses" means backdoor defenses.
 _HEADS = frozenset(
-    "attacks attack defenses defences defense defence detection prediction estimation generation methods models "
-    "learning analysis approaches algorithms benchmarks datasets applications evaluation training inference "
-    "systems mitigation verification".split()
+    {
+        "attacks",
+        "attack",
+        "defenses",
+        "defences",
+        "defense",
+        "defence",
+        "detection",
+        "prediction",
+        "estimation",
+        "generation",
+        "methods",
+        "models",
+        "learning",
+        "analysis",
+        "approaches",
+        "algorithms",
+        "benchmarks",
+        "datasets",
+        "applications",
+        "evaluation",
+        "training",
+        "inference",
+        "systems",
+        "mitigation",
+        "verification",
+    }
 )
 _GENERIC_TAIL = re.compile(r"\s+(?:models?|methods?|approaches|techniques?|algorithms?|frameworks?|reasoning)$", re.I)
 

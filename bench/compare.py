@@ -540,8 +540,8 @@ def quality_conference(limit: int | None, cache: Path, tmp: Path) -> tuple[Secti
 
 # -- quality: SciFact (BEIR) ----------------------------------------------------------------------------------------
 def quality_scifact(limit: int | None, cache: Path, tmp: Path) -> Section:
-    from rag.evaluate import eval_beir, eval_store
-    from rag.metrics import load_jsonl, ndcg_at, recall_at
+    from rag.evaluate import beir_queries, beir_records, eval_beir, eval_store, read_qrels
+    from rag.metrics import ndcg_at, recall_at
     from vectorstore.embed import get_embedder
 
     sec = Section("SciFact (BEIR, train split: claims against PubMed abstracts)")
@@ -551,20 +551,9 @@ def quality_scifact(limit: int | None, cache: Path, tmp: Path) -> Section:
     report = eval_beir(corpus, queries, qrels, cache, limit=limit)
 
     # the same judgements, queries and records as eval_beir
-    judged: dict[str, dict[str, float]] = {}
-    for i, line in enumerate(qrels.read_text(encoding="utf-8").splitlines()):
-        parts = line.split("\t")
-        if i == 0 and not parts[-1].strip().lstrip("-").isdigit():
-            continue
-        if len(parts) >= 3 and float(parts[2]) > 0:
-            judged.setdefault(parts[0], {})[parts[1]] = float(parts[2])
-    records = []
-    for r in load_jsonl(corpus):
-        text = r.get("abstract") or r.get("text") or ""
-        if isinstance(text, list):
-            text = " ".join(text)
-        records.append({"id": str(r.get("_id", r.get("id"))), "title": r.get("title", ""), "abstract": text})
-    qs = [q for q in load_jsonl(queries) if str(q.get("_id", q.get("id"))) in judged][:limit]
+    judged = read_qrels(qrels)
+    records = beir_records(corpus)
+    qs = beir_queries(queries, judged, limit)
     app = eval_store("beir", records, cache)
     lexical = app.retriever.lexical
     papers = ingested_papers(records, tmp, "scifact")

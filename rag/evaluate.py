@@ -165,25 +165,40 @@ def eval_conference(
     return EvalReport("conference which-papers questions", summary, rows)
 
 
-def eval_beir(
-    corpus: Path, queries: Path, qrels: Path, cache: Path, settings: Settings | None = None, limit: int | None = None
-) -> EvalReport:
-    """nDCG@10 and recall@100 of search on a BEIR-format set (title + abstract ingested)."""
+def read_qrels(path: Path) -> dict[str, dict[str, float]]:
+    """BEIR qrels TSV (query-id, corpus-id, score; optional header) → {query: {doc: gain > 0}}."""
     judged: dict[str, dict[str, float]] = {}
-    for i, line in enumerate(qrels.read_text(encoding="utf-8").splitlines()):
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         parts = line.split("\t")
         if i == 0 and not parts[-1].strip().lstrip("-").isdigit():
             continue  # header
         if len(parts) >= 3 and float(parts[2]) > 0:
             judged.setdefault(parts[0], {})[parts[1]] = float(parts[2])
+    return judged
+
+
+def beir_records(corpus: Path) -> list[dict[str, Any]]:
+    """The records a BEIR corpus is ingested as: id, title, abstract."""
     records = []
     for r in load_jsonl(corpus):
         text = r.get("abstract") or r.get("text") or ""
         if isinstance(text, list):
             text = " ".join(text)
         records.append({"id": str(r.get("_id", r.get("id"))), "title": r.get("title", ""), "abstract": text})
-    app = eval_store("beir", records, cache, settings)
-    qs = [q for q in load_jsonl(queries) if str(q.get("_id", q.get("id"))) in judged][:limit]
+    return records
+
+
+def beir_queries(queries: Path, judged: dict[str, dict[str, float]], limit: int | None) -> list[dict[str, Any]]:
+    return [q for q in load_jsonl(queries) if str(q.get("_id", q.get("id"))) in judged][:limit]
+
+
+def eval_beir(
+    corpus: Path, queries: Path, qrels: Path, cache: Path, settings: Settings | None = None, limit: int | None = None
+) -> EvalReport:
+    """nDCG@10 and recall@100 of search on a BEIR-format set (title + abstract ingested)."""
+    judged = read_qrels(qrels)
+    app = eval_store("beir", beir_records(corpus), cache, settings)
+    qs = beir_queries(queries, judged, limit)
     rows = []
     for q in qs:
         qid = str(q.get("_id", q.get("id")))

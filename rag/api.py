@@ -97,9 +97,13 @@ class AskPapers:
             self._map_cache = (key, build_map(papers, mat))
         return self._map_cache[1]
 
-    def add_files(self, paths: Sequence[str | Path], *, skip_bad: bool = False) -> IngestReport:
+    def add_files(
+        self, paths: Sequence[str | Path], *, skip_bad: bool = False, progress: bool | None = None
+    ) -> IngestReport:
         """Ingest files into this store; the new papers are searchable at once."""
-        report = ingest(paths, self.settings.store, skip_bad=skip_bad, embedder=self.retriever.embedder)
+        report = ingest(
+            paths, self.settings.store, skip_bad=skip_bad, progress=progress, embedder=self.retriever.embedder
+        )
         self.retriever.refresh()
         return report
 

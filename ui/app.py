@@ -201,7 +201,7 @@ def build(app: AskPapers) -> gr.Blocks:
             return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), gr.skip(), None)
         paths = [f if isinstance(f, str) else getattr(f, "name", str(f)) for f in files]
         try:
-            report = app.add_files(paths)
+            report = app.add_files(paths, progress=True)  # a tqdm bar, which gr.Progress(track_tqdm) shows
         except AskPapersError as e:
             msg = str(e)
             for p in paths:  # show the uploaded file's own name, not Gradio's temp path

@@ -13,7 +13,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_SSR_MODE", "False")
 
 import html
-import logging
 import re
 import tempfile
 from collections.abc import Iterator
@@ -28,8 +27,6 @@ from rag.export import to_bibtex, to_csv, to_markdown
 from rag.settings import Settings, get_settings
 from rag.types import Answer
 from vectorstore.errors import AskPapersError
-
-log = logging.getLogger("askpapers.ui")
 
 EXAMPLES = [
     "Which papers use information bottleneck?",

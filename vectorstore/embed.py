@@ -69,10 +69,6 @@ class Embedder:
         self._session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         self._lock = threading.Lock()
 
-    def count_tokens(self, text: str) -> int:
-        """Tokens the model sees for ``text``, including [CLS] and [SEP]."""
-        return len(self._counter.encode(text).ids)
-
     def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
         return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
 

@@ -195,19 +195,6 @@ class Store:
             if m
         ]
 
-    def chunks_of(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[int, str]]]:
-        """(position, text) of every chunk of the given papers."""
-        out: dict[str, list[tuple[int, str]]] = {pid: [] for pid in paper_ids}
-        if not paper_ids:
-            return out
-        res = self.chunks.get(where={"paper_id": {"$in": list(paper_ids)}}, include=["documents", "metadatas"])
-        for doc, m in zip(res.get("documents") or [], res.get("metadatas") or [], strict=True):
-            if m and str(m["paper_id"]) in out:
-                out[str(m["paper_id"])].append((int(m.get("position", 0)), doc or ""))  # type: ignore[arg-type]
-        for v in out.values():
-            v.sort()
-        return out
-
     def _pages(self, col: Any, include: list[str]) -> Iterator[tuple[list[str], list[Any], list[dict[str, Any]]]]:
         offset = 0
         while True:

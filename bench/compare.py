@@ -589,15 +589,24 @@ def quality_scifact(limit: int | None, cache: Path, tmp: Path) -> Section:
 
 # -- speed (each system in a child process of its own) --------------------------------------------------------------
 def speed_raw_embedder(corpus: str) -> dict[str, Any]:
+    """The ONNX model alone: on one text per paper (as the recipe embeds), and on the exact chunk texts
+    askpapers' ingest embeds (its bound: ingest cannot be faster than embedding those)."""
+    from vectorstore.config import StoreSettings
     from vectorstore.embed import get_embedder
     from vectorstore.parse import parse_paths
+    from vectorstore.pipeline import chunk_batch
 
-    texts = [page_content(p) for p in parse_paths([corpus]).papers]
+    papers = parse_paths([corpus]).papers
+    texts = [page_content(p) for p in papers]
     emb = get_embedder()
     emb.embed(["warm-up"])
     t = time.perf_counter()
     emb.embed(texts)
-    return {"n": len(texts), "seconds": time.perf_counter() - t}
+    seconds = time.perf_counter() - t
+    _, chunk_texts = chunk_batch(papers, emb, StoreSettings())
+    t = time.perf_counter()
+    emb.embed(chunk_texts)
+    return {"n": len(texts), "seconds": seconds, "chunks": len(chunk_texts), "chunk_seconds": time.perf_counter() - t}
 
 
 def speed_askpapers(data_dir: str, corpus: str, questions: list[str]) -> dict[str, Any]:
@@ -768,6 +777,7 @@ def speed(tmp: Path) -> Section:
 
     n = raw["n"]
     raw_rate, our_rate, their_rate = n / raw["seconds"], ours["n"] / ours["seconds"], theirs["n"] / theirs["seconds"]
+    chunk_rate = n / raw["chunk_seconds"]
     cold_ours = statistics.median(s for s, _ in cold["askpapers"])
     cold_theirs = statistics.median(s for s, _ in cold["recipe"])
     cold_rss_ours = max(m for _, m in cold["askpapers"])
@@ -782,8 +792,12 @@ def speed(tmp: Path) -> Section:
         f"| ingest {n:,} abstracts into a fresh store | {ours['seconds']:.1f} s, **{our_rate:.1f} abstracts/s** "
         f"({ours['chunks']:,} chunks) | {theirs['seconds']:.1f} s, **{their_rate:.1f} abstracts/s** ({theirs['n']:,} "
         f"documents) | {ratio(our_rate, their_rate)} the rate |",
-        f"| raw ONNX embedder alone, the same {n:,} texts (one per paper) | {raw['seconds']:.1f} s, "
-        f"{raw_rate:.1f} abstracts/s | | {ratio(raw_rate, their_rate)} the recipe's ingest rate |",
+        f"| raw ONNX embedder alone, on the {raw['chunks']:,} chunk texts askpapers' ingest embeds "
+        f"| {raw['chunk_seconds']:.1f} s, {chunk_rate:.1f} abstracts/s; **ingest reaches "
+        f"{our_rate / chunk_rate:.0%} of it** | | |",
+        f"| raw ONNX embedder alone, one text per paper (cut at 256 tokens, as the recipe embeds) "
+        f"| {raw['seconds']:.1f} s, {raw_rate:.1f} abstracts/s; ingest reaches {our_rate / raw_rate:.0%} of it "
+        f"| | {ratio(raw_rate, their_rate)} the recipe's ingest rate |",
         f"| warm `search` (k = 10) vs recipe `retriever.invoke` (k = 4), {len(s_ms)} questions: p50 "
         f"| {statistics.median(s_ms):.1f} ms | {statistics.median(i_ms):.1f} ms "
         f"| {ratio(statistics.median(s_ms), statistics.median(i_ms))} |",
@@ -804,9 +818,12 @@ def speed(tmp: Path) -> Section:
         f"| peak RSS of the raw-embedder process | {raw['peak_rss_mb']:,.0f} MB | | |",
         "",
         f"askpapers' extractive `ask` cited {ours['mean_cited']:.1f} papers per question on average; the recipe "
-        f"always returns {RECIPE_K}. askpapers ingests 6-sentence windows (chunks) with the title prefixed, plus one "
-        "record per paper and a BM25 index; the recipe embeds one text per paper (the embedder truncates it at 256 "
-        "tokens). Both load the embedder before the clock starts and use the same one. Each system's ingest and "
+        f"always returns {RECIPE_K}. askpapers ingests sentence windows of up to 256 tokens (chunks, no overlap) "
+        "with the title prefixed, plus one record per paper and a BM25 index, so it embeds every token of a long "
+        "abstract; the recipe embeds one text per paper, which the embedder cuts at 256 tokens. That extra text "
+        "(abstracts longer than 256 tokens get a second chunk) is what separates the two raw-embedder rows; the "
+        "rest of the gap to the chunk-text row is Chroma's writes, which hold the GIL. "
+        "Both load the embedder before the clock starts and use the same one. Each system's ingest and "
         "latency run in a fresh child process, so their peak RSS figures are their own.",
     ]
     return sec

@@ -77,11 +77,12 @@ def eval_store(name: str, records: list[dict[str, Any]], cache: Path, settings: 
     digest = hashlib.sha256()
     for r in records:
         digest.update(json.dumps(r, sort_keys=True, ensure_ascii=False).encode())
-    digest.update(f"{EMBEDDER_ID}|{base.store.chunk_sentences}".encode())
+    digest.update(f"{EMBEDDER_ID}|{base.store.chunk_sentences}|{base.store.chunk_overlap}".encode())
     store_dir = cache / f"{name}-{digest.hexdigest()[:16]}"
     store = StoreSettings(data_dir=store_dir, collection="eval", default_corpus=base.store.default_corpus,
                           batch_size=base.store.batch_size, embed_threads=base.store.embed_threads,
-                          chunk_sentences=base.store.chunk_sentences)  # fmt: skip
+                          chunk_sentences=base.store.chunk_sentences,
+                          chunk_overlap=base.store.chunk_overlap)  # fmt: skip
     done = store_dir / "COMPLETE"
     if not done.exists():
         store_dir.mkdir(parents=True, exist_ok=True)

@@ -25,6 +25,7 @@ DENSE_WITH_TERMS = 0.45
 FACTOID_MIN_COVERAGE = 0.34
 DENSE_SPELLINGS = 3  # spellings of a topic searched densely (the rest only lexically)
 DENSE_TOPIC_CHUNKS = 100  # nearest chunks fetched per spelling
+_COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
 _NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*)\b")
 _NUMERIC_Q = re.compile(r"^\s*(?:what|how\s+(?:much|many|large|big|fast|long|well)|by\s+how\s+much)\b", re.IGNORECASE)
 
@@ -62,12 +63,40 @@ def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False,
     return abstract[best[0] : best[1]]
 
 
-def coverage(terms: list[str], text: str) -> float:
-    """Largest share of ``terms`` found together in one sentence of ``text``."""
-    if not terms:
+def topic_units(topic: str) -> list[str]:
+    """The parts of a topic a sentence must state: content words, and hyphenated compounds kept whole."""
+    units: list[str] = []
+    for word in topic.split():
+        if _COMPOUND.search(word):
+            if content_stems(word):
+                units.append(word.strip(".,;:!?\"'()"))
+        else:
+            units.extend(content_stems(word))
+    return list(dict.fromkeys(units))
+
+
+def coverage(units: list[str], text: str) -> float:
+    """Largest share of a topic's units (see :func:`topic_units`) found together in one sentence of ``text``.
+
+    A compound such as "vision-language" counts only where the sentence states it as a phrase, so
+    "language and vision tasks" does not cover it.
+    """
+    if not units:
         return 0.0
-    want = set(terms)
-    return max((len(want & set(stems(text[s:e]))) / len(want) for s, e in sentence_spans(text)), default=0.0)
+    best = 0.0
+    for s, e in sentence_spans(text):
+        sentence = text[s:e]
+        words = set(stems(sentence))
+        forms: set[str] | None = None
+        found = 0
+        for u in units:
+            if _COMPOUND.search(u):
+                forms = forms if forms is not None else phrase_forms(sentence)
+                found += contains_phrase(forms, u)
+            else:
+                found += u in words
+        best = max(best, found / len(units))
+    return best
 
 
 def _forms(p: Paper) -> set[str]:
@@ -109,7 +138,7 @@ def match_topic(
         for alt in alternatives:
             terms = content_stems(alt)
             phrase = any(contains_phrase(forms, v) for v in variants[alt])
-            cov = coverage(terms, p.abstract)
+            cov = coverage(topic_units(alt), p.abstract)
             ok = phrase or (sim >= DENSE_ALONE and cov >= 0.5) or (cov >= 1.0 and sim >= DENSE_WITH_TERMS)
             if not ok:
                 continue

@@ -70,10 +70,11 @@ def test_title_prefix_counts_against_the_budget(papers: list[Paper], count: Toke
             assert max(count(texts)) <= max_tokens, p.title
 
 
-def test_consecutive_chunks_share_a_sentence(chunked: list[tuple[Paper, list[Chunk]]]) -> None:
+def test_overlapping_windows_share_one_sentence(papers: list[Paper], count: TokenCounter) -> None:
     checked = 0
-    for p, chunks in chunked:
+    for p in papers:
         spans = sentence_spans(p.abstract)
+        chunks = chunk_paper(p, count, max_sentences=3, overlap=1)
         if len(spans) <= 3:
             continue
         assert len(chunks) >= 2
@@ -88,12 +89,30 @@ def test_consecutive_chunks_share_a_sentence(chunked: list[tuple[Paper, list[Chu
     assert checked > 30
 
 
-def test_at_most_three_sentences_per_chunk(chunked: list[tuple[Paper, list[Chunk]]]) -> None:
-    for p, chunks in chunked:
+def test_at_most_max_sentences_per_chunk(papers: list[Paper], count: TokenCounter) -> None:
+    for p in papers:
         spans = sentence_spans(p.abstract)
-        for c in chunks:
+        for c in chunk_paper(p, count, max_sentences=3, overlap=1):
             inside = [s for s in spans if c.start <= s[0] and s[1] <= c.end]
             assert 1 <= len(inside) <= 3
+
+
+def test_default_windows_are_as_large_as_fit_and_disjoint(
+    chunked: list[tuple[Paper, list[Chunk]]], count: TokenCounter
+) -> None:
+    """By default each token is embedded once: windows do not overlap, and each is as full as it can be."""
+    singles = 0
+    for p, chunks in chunked:
+        prefix_free = count([p.abstract])[0] <= 256
+        if prefix_free:
+            assert len(chunks) == 1 and chunks[0].text == p.abstract  # a short abstract is one chunk
+            singles += 1
+        for prev, nxt in itertools.pairwise(chunks):
+            assert prev.end <= nxt.start, "default windows must not overlap"
+            # the next window's first sentence would not have fitted in the previous one
+            first = next(s for s in sentence_spans(p.abstract) if s[0] == nxt.start)
+            assert count([p.abstract[prev.start : first[1]]])[0] > 256
+    assert singles > 10
 
 
 def test_chunks_cover_every_sentence(chunked: list[tuple[Paper, list[Chunk]]]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -28,8 +28,41 @@ class StoreSettings(BaseSettings):
     default_corpus: Path = Field(
         default=PROJECT_ROOT / "data" / "icml2026", description="Corpus ingested when the store is empty"
     )
-    batch_size: int = Field(default=64, ge=1, le=5000, description="Papers embedded and written per batch")
+    batch_size: int = Field(default=256, ge=1, le=5000, description="Papers per batch (one commit each)")
     embed_threads: int = Field(default=0, ge=0, description="onnxruntime threads (0 = all cores)")
     chunk_sentences: int = Field(
-        default=6, ge=1, le=50, description="Most sentences per chunk (windows overlap by one)"
+        default=0, ge=0, le=50, description="Most sentences per chunk (0: as many as fit in 256 tokens)"
     )
+    chunk_overlap: int = Field(default=0, ge=0, le=5, description="Sentences a chunk shares with the next")
+
+    # -- where Chroma runs: embedded (default), a `chroma run` server, or Chroma Cloud ------------------
+    chroma_host: str = Field(default="", description="Chroma server host; set it to use chromadb.HttpClient")
+    chroma_port: int = Field(default=8000, ge=1, le=65535, description="Chroma server port")
+    chroma_ssl: bool = Field(default=False, description="Use https to reach the Chroma server")
+    chroma_headers: dict[str, str] = Field(
+        default_factory=dict, description='Extra HTTP headers for the server, as JSON: {"X-Chroma-Token": "…"}'
+    )
+    chroma_token: SecretStr | None = Field(
+        default=None, description="Chroma server auth token, sent as 'Authorization: Bearer …'"
+    )
+    chroma_tenant: str = Field(default="default_tenant", description="Chroma tenant (server and Cloud)")
+    chroma_database: str = Field(default="default_database", description="Chroma database (server and Cloud)")
+    chroma_cloud_api_key: SecretStr | None = Field(
+        default=None, description="Chroma Cloud API key; set it to use chromadb.CloudClient"
+    )
+
+    @property
+    def mode(self) -> str:
+        """'cloud', 'server' or 'embedded'."""
+        if self.chroma_cloud_api_key is not None:
+            return "cloud"
+        return "server" if self.chroma_host else "embedded"
+
+    def describe(self) -> str:
+        """Where the store is, for messages (never includes a secret)."""
+        if self.mode == "cloud":
+            return f"Chroma Cloud (tenant {self.chroma_tenant}, database {self.chroma_database})"
+        if self.mode == "server":
+            scheme = "https" if self.chroma_ssl else "http"
+            return f"the Chroma server at {scheme}://{self.chroma_host}:{self.chroma_port}"
+        return f"the Chroma store at {self.data_dir}"

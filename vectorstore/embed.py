@@ -57,7 +57,7 @@ class Embedder:
             raise StoreError(f"embedding model {path} has sha256 {digest[:12]}…, expected {MODEL_SHA256[:12]}…")
         tok = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
         tok.enable_truncation(max_length=MAX_TOKENS)
-        tok.enable_padding(pad_id=0, pad_token="[PAD]")  # no length: pad to the batch's longest
+        tok.no_padding()  # batches are padded by hand to their longest text
         self._tok = tok
         self._counter = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
         self._counter.no_truncation()
@@ -65,6 +65,7 @@ class Embedder:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
         opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         self._lock = threading.Lock()
@@ -73,24 +74,33 @@ class Embedder:
         return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
 
     def embed(self, texts: Sequence[str], batch_size: int = 8) -> np.ndarray:
-        """L2-normalised embeddings, one row per text, in input order."""
+        """L2-normalised embeddings, one row per text, in input order.
+
+        All texts are tokenised in one call, then run in batches of similar token counts, each padded to its
+        own longest text (so batches pad as little as they can).
+        """
         if not texts:
             return np.zeros((0, DIM), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths pad less
+        encs = self._tok.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
         out = np.zeros((len(texts), DIM), dtype=np.float32)
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
-            out[idx] = self._embed_batch([texts[i] for i in idx])
+            width = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                n = len(encs[i].ids)
+                ids[row, :n] = encs[i].ids
+                mask[row, :n] = 1
+            out[idx] = self._run(ids, mask)
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        vec: np.ndarray = self._embed_batch([text])[0]
+        vec: np.ndarray = self.embed([text])[0]
         return vec
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encs = self._tok.encode_batch(texts)
-        ids = np.array([e.ids for e in encs], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
+    def _run(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
         with self._lock:
             (hidden,) = self._session.run(["last_hidden_state"], feeds)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
 
 from .chunk import chunk_paper
 from .config import StoreSettings
@@ -17,8 +19,9 @@ from .errors import StoreError
 from .lexical import LexicalIndex
 from .parse import parse_paths
 from .store import Store, content_hash
+from .text import sentence_spans
 from .titles import unique_titles
-from .types import IngestReport, Paper
+from .types import Chunk, IngestReport, Paper
 
 
 def lexical_path(settings: StoreSettings) -> Path:
@@ -54,6 +57,59 @@ def _progress(total: int, show: bool | None) -> object:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="paper", desc="Ingesting", disable=(None if show is None else not show), leave=False)
+
+
+class _CachedCounter:
+    """Token counts, looked up from one batched tokenizer call where possible."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self._embedder = embedder
+        self._known: dict[str, int] = {}
+
+    def prime(self, texts: list[str]) -> None:
+        todo = list(dict.fromkeys(t for t in texts if t not in self._known))
+        if todo:
+            self._known.update(zip(todo, self._embedder.count_tokens_batch(todo), strict=True))
+
+    def __call__(self, texts: Sequence[str]) -> list[int]:
+        self.prime(list(texts))
+        return [self._known[t] for t in texts]
+
+
+def _pieces(p: Paper) -> list[str]:
+    """The texts the chunker counts first: the title prefix and each sentence."""
+    return ["" if p.title_derived else p.title, *(p.abstract[s:e] for s, e in sentence_spans(p.abstract))]
+
+
+def chunk_batch(
+    batch: list[Paper], embedder: Embedder, settings: StoreSettings
+) -> tuple[list[tuple[Paper, list[Chunk]]], list[str]]:
+    """Each paper with its chunks, and the texts the model embeds for them (title prefix, then the chunk)."""
+    items = []
+    texts: list[str] = []
+    count = _CachedCounter(embedder)
+    count.prime([t for p in batch for t in _pieces(p)])  # one tokenizer call for the whole batch
+    for p in batch:
+        prefix = "" if p.title_derived else p.title
+        chunks = chunk_paper(
+            p, count, prefix=prefix, max_sentences=settings.chunk_sentences, overlap=settings.chunk_overlap
+        )
+        items.append((p, chunks))
+        texts.extend((prefix + ". " if prefix else "") + c.text for c in chunks)
+    return items, texts
+
+
+def _embed_batch(
+    batch: list[Paper], embedder: Embedder, settings: StoreSettings
+) -> list[tuple[Paper, list[Chunk], np.ndarray]]:
+    """Chunk and embed a batch of papers: each paper with its chunks and their vectors."""
+    items, texts = chunk_batch(batch, embedder, settings)
+    vectors = embedder.embed(texts)
+    written, offset = [], 0
+    for p, chunks in items:
+        written.append((p, chunks, vectors[offset : offset + len(chunks)]))
+        offset += len(chunks)
+    return written
 
 
 def ingest(
@@ -92,27 +148,17 @@ def ingest(
         taken = {s.title.lower() for pid, s in existing.items() if pid not in {p.paper_id for p in todo}}
         fixed = unique_titles(((p.paper_id, p.title) for p in todo if p.title_derived), taken=taken)
         todo = [replace(p, title=fixed[p.paper_id]) if p.paper_id in fixed else p for p in todo]
+        # Papers of similar length share a batch, so the embedder's length-sorted sub-batches pad less.
+        todo.sort(key=lambda p: len(p.abstract) + (0 if p.title_derived else len(p.title)))
         old_counts = {pid: s.n_chunks for pid, s in existing.items()}
         bar = _progress(len(todo), progress)
         try:
             for start in range(0, len(todo), settings.batch_size):
                 batch = todo[start : start + settings.batch_size]
-                items = []
-                all_chunks: list[str] = []
-                for p in batch:
-                    prefix = "" if p.title_derived else p.title
-                    chunks = chunk_paper(
-                        p, embedder.count_tokens_batch, prefix=prefix, max_sentences=settings.chunk_sentences
-                    )
-                    items.append((p, chunks))
-                    all_chunks.extend((prefix + ". " if prefix else "") + c.text for c in chunks)
-                vectors = embedder.embed(all_chunks)
-                written, offset = [], 0
-                for p, chunks in items:
-                    written.append((p, chunks, vectors[offset : offset + len(chunks)]))
-                    offset += len(chunks)
+                written = _embed_batch(batch, embedder, settings)
+                # one commit per batch: a killed ingest resumes after the last committed batch
                 store.write(written, old_counts)
-                report.chunks += len(all_chunks)
+                report.chunks += sum(len(chunks) for _, chunks, _ in written)
                 bar.update(len(batch))  # type: ignore[attr-defined]
         except StoreError:
             raise

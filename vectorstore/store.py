@@ -122,7 +122,7 @@ class Store:
         except StoreError:
             raise
         except Exception as e:  # chromadb raises many kinds; the user needs the path and the reason
-            raise StoreError(f"cannot open the Chroma store at {settings.data_dir}: {e}") from e
+            raise StoreError(f"cannot open {settings.describe()}: {_reason(e, settings)}") from e
         meta = self.papers.metadata or {}
         built_with = meta.get("embedder")
         if built_with and built_with != embedder_id:
@@ -269,13 +269,46 @@ class Store:
 
 
 def _client(settings: StoreSettings) -> Any:
+    """An embedded PersistentClient, an HttpClient for a `chroma run` server, or a CloudClient."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
+    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
     try:
+        if settings.mode == "cloud":
+            key = settings.chroma_cloud_api_key.get_secret_value() if settings.chroma_cloud_api_key else None
+            return chromadb.CloudClient(
+                tenant=settings.chroma_tenant,
+                database=settings.chroma_database,
+                api_key=key,
+                settings=chroma_settings,
+            )
+        if settings.mode == "server":
+            headers = dict(settings.chroma_headers)
+            if settings.chroma_token is not None:
+                headers["Authorization"] = f"Bearer {settings.chroma_token.get_secret_value()}"
+            return chromadb.HttpClient(
+                host=settings.chroma_host,
+                port=settings.chroma_port,
+                ssl=settings.chroma_ssl,
+                headers=headers or None,
+                settings=chroma_settings,
+                tenant=settings.chroma_tenant,
+                database=settings.chroma_database,
+            )
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(
-            path=str(settings.data_dir), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-        )
+        return chromadb.PersistentClient(path=str(settings.data_dir), settings=chroma_settings)
     except Exception as e:
-        raise StoreError(f"cannot open the Chroma store at {settings.data_dir}: {e}") from e
+        raise StoreError(f"cannot open {settings.describe()}: {_reason(e, settings)}") from e
+
+
+def _reason(e: BaseException, settings: StoreSettings) -> str:
+    """A one-line reason, with any configured secret removed."""
+    text = " ".join(str(e).split()) or type(e).__name__
+    for secret in (settings.chroma_token, settings.chroma_cloud_api_key):
+        if secret is not None and secret.get_secret_value():
+            text = text.replace(secret.get_secret_value(), "***")
+    for value in settings.chroma_headers.values():
+        if value:
+            text = text.replace(value, "***")
+    return text[:300]

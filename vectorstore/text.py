@@ -32,6 +32,11 @@ def one_line(text: str) -> str:
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``text``; ``text[start:end]`` is stripped."""
+    return list(_sentence_spans(text))
+
+
+@lru_cache(maxsize=8192)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
@@ -48,7 +53,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             e -= 1
         if e > s:
             out.append((s, e))
-    return out
+    return tuple(out)
 
 
 def sentences(text: str) -> list[str]:

@@ -39,8 +39,11 @@ lint: install
 typecheck: install
 	$(BIN)/mypy
 
+# The whole suite on the embedded store, then the store-backed tests again on a real `chroma run` server.
+SERVER_TESTS := tests/test_ingest.py tests/test_retrieve.py tests/test_answers.py tests/test_ui.py
 pytest: install
 	$(BIN)/python -m pytest -q
+	ASKPAPERS_TEST_CHROMA=server $(BIN)/python -m pytest -q $(SERVER_TESTS)
 
 # Side by side with the LangChain recipe and BM25 (quality on three gold sets, speed on ICML 2024):
 # writes docs/benchmarks.md. Needs ../shared/datasets; eval stores are cached in ~/.cache/askpapers/eval.

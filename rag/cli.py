@@ -74,13 +74,24 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from rag.settings import get_settings
     from vectorstore.pipeline import ingest
 
-    report = ingest(args.paths, get_settings().store, skip_bad=args.skip_bad, progress=None if args.progress else False)
+    report = ingest(args.paths, get_settings().store, skip_bad=args.skip_bad, progress=args.progress)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         for m in report.messages:
             print(m, file=sys.stderr)
         print(report.summary())
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    from rag.settings import get_settings
+    from vectorstore.export import embed_to_jsonl
+
+    written, kept = embed_to_jsonl(
+        args.paths, args.out, get_settings().store, skip_bad=args.skip_bad, progress=args.progress
+    )
+    print(f"Wrote {written:,} embedded papers to {args.out}" + (f" ({kept:,} were already there)" if kept else ""))
     return 0
 
 
@@ -175,9 +186,28 @@ def build_parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("ingest", help="add abstract files or folders (.txt, .jsonl, .json, .csv) to the store")
     sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines instead of aborting the file")
-    sp.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    sp.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: only on a terminal)",
+    )
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.set_defaults(func=cmd_ingest)
+
+    sp = sub.add_parser(
+        "embed", help="embed a corpus once into JSONL with an 'embedding' per record (ingest then skips the model)"
+    )
+    sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    sp.add_argument("-o", "--out", type=Path, required=True, help="the JSONL to write (a rerun resumes it)")
+    sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines instead of aborting the file")
+    sp.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: only on a terminal)",
+    )
+    sp.set_defaults(func=cmd_embed)
 
     sp = sub.add_parser("search", help="list the papers that best match a query")
     sp.add_argument("query")

@@ -55,16 +55,19 @@ class Retriever:
         self.embedder = embedder or get_embedder(settings.store.embed_threads)
         self.store = Store(settings.store, self.embedder.embedder_id, self.embedder.dim)
         self._lexical: LexicalIndex | None = None
-        self._lexical_count = -1
+        self._lexical_key: tuple[str, int] = ("", -1)
         self._lock = threading.Lock()
 
     def refresh(self) -> None:
-        """Rebuild the derived BM25 index if the store changed (cheap count check)."""
+        """Rebuild the derived BM25 index if the store changed, here or in another process.
+
+        The check is cheap: the paper count and the revision marker every ingest bumps (two small requests).
+        """
         with self._lock:
-            count = self.store.count()
-            if self._lexical is None or count != self._lexical_count or not self._lexical.path.exists():
+            key = (self.store.revision, self.store.count())
+            if self._lexical is None or key != self._lexical_key or not self._lexical.path.exists():
                 self._lexical = sync_lexical(self.store, self.settings.store)
-                self._lexical_count = count
+                self._lexical_key = key
 
     @property
     def lexical(self) -> LexicalIndex:

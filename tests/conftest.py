@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "data" / "icml2026"
+
+# ASKPAPERS_TEST_CHROMA=server runs the store-backed tests against a real `chroma run` server (started once
+# per session on a free port) instead of the embedded PersistentClient; `make test` runs both.
+SERVER_MODE = os.environ.get("ASKPAPERS_TEST_CHROMA", "embedded") == "server"
+_PORT_VAR = "ASKPAPERS_TEST_CHROMA_PORT"  # in the environment: test modules import this file a second time
 
 # Never let a test touch the user's store, or reach a developer's LLM endpoint.
 os.environ.setdefault("ASKPAPERS_DATA_DIR", "/nonexistent-askpapers-test-dir")
@@ -24,12 +30,32 @@ def embedder():  # type: ignore[no-untyped-def]
     return get_embedder()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    if not SERVER_MODE:
+        yield None
+        return
+    from tests.chroma_server import ChromaServer
+
+    server = ChromaServer(tmp_path_factory.mktemp("chroma-server") / "data").start()
+    os.environ[_PORT_VAR] = str(server.port)
+    yield server
+    server.stop()
+
+
 def make_settings(data_dir: Path, collection: str = "askpapers", llm=None):  # type: ignore[no-untyped-def]
+    """Settings for a store of its own: a data directory, and in server mode a collection on the test server."""
     from rag.settings import LLMSettings, RetrievalSettings, Settings
     from vectorstore.config import StoreSettings
 
+    server = {}
+    if SERVER_MODE:
+        assert os.environ.get(_PORT_VAR), "the chroma_server fixture has not started"
+        tag = hashlib.sha1(str(data_dir).encode()).hexdigest()[:10]
+        server = {"chroma_host": "127.0.0.1", "chroma_port": int(os.environ[_PORT_VAR])}
+        collection = f"{collection}-{tag}"
     return Settings(
-        store=StoreSettings(data_dir=data_dir, collection=collection, default_corpus=CORPUS),
+        store=StoreSettings(data_dir=data_dir, collection=collection, default_corpus=CORPUS, **server),
         retrieval=RetrievalSettings(),
         llm=llm or LLMSettings(api_key=None, base_url=None),
     )

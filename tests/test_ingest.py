@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS
+from rag.api import AskPapers
+from tests.conftest import CORPUS, make_settings
 from vectorstore.errors import EmbedderMismatchError, InputError
 from vectorstore.pipeline import ingest
 from vectorstore.store import Store
@@ -90,3 +91,72 @@ def test_duplicate_abstracts_become_one_paper(tmp_path, fresh_settings, embedder
     b.write_text(f"{text}\n\nAnother abstract entirely.\n", encoding="utf-8")
     report = ingest([a, b], fresh_settings.store, progress=False, embedder=embedder)
     assert report.added == 2 and report.skipped == 1
+
+
+# --- precomputed embeddings ----------------------------------------------------------------------------
+
+
+def test_embed_export_then_ingest_matches_a_normal_ingest(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    from vectorstore.export import embed_to_jsonl
+
+    out = tmp_path / "embedded.jsonl"
+    assert embed_to_jsonl([CORPUS], out, fresh_settings.store, progress=False, embedder=embedder) == (38, 0)
+    assert embed_to_jsonl([CORPUS], out, fresh_settings.store, progress=False, embedder=embedder) == (0, 38)
+    rec = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    assert rec["embedder"] == embedder.embedder_id and len(rec["embedding"][0]) == 384
+
+    class NoModel:  # ingesting the export must not run the model on abstracts
+        embedder_id, dim = embedder.embedder_id, embedder.dim
+        count_tokens_batch = staticmethod(embedder.count_tokens_batch)
+
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            assert not texts, "precomputed papers were embedded again"
+            return embedder.embed(texts)
+
+    report = ingest([out], fresh_settings.store, progress=False, embedder=NoModel())  # type: ignore[arg-type]
+    assert report.added == 38
+    normal = make_settings(tmp_path / "normal")
+    ingest([CORPUS], normal.store, progress=False, embedder=embedder)
+    a, b = (Store(s.store, embedder.embedder_id, embedder.dim) for s in (fresh_settings, normal))
+    got = a.chunks.get(include=["embeddings", "documents"])
+    want = b.chunks.get(include=["embeddings", "documents"])
+    assert sorted(got["ids"]) == sorted(want["ids"])
+    vec_a = dict(zip(got["ids"], got["embeddings"], strict=True))
+    vec_b = dict(zip(want["ids"], want["embeddings"], strict=True))
+    assert max(float(abs(vec_a[i] - vec_b[i]).max()) for i in vec_a) < 1e-5
+    q = "Which papers use information bottleneck?"
+    assert [c.paper_id for c in AskPapers(fresh_settings).ask(q).citations] == [
+        c.paper_id for c in AskPapers(normal).ask(q).citations
+    ]
+
+
+def test_one_precomputed_vector_is_used_for_the_whole_abstract(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    # the vector says "quantum annealing"; the text does not: dense search can only find it through the vector
+    vec = embedder.embed_query("quantum annealing schedules for spin glasses").tolist()
+    f = _write_jsonl(tmp_path / "v.jsonl", [{"id": "qa", "abstract": "An abstract. " * 200, "embedding": vec}])
+    ingest([CORPUS, f], fresh_settings.store, progress=False, embedder=embedder)
+    store = Store(fresh_settings.store, embedder.embedder_id, embedder.dim)
+    assert store.stored()["qa"].n_chunks == 1
+    hits = store.query_chunks(embedder.embed_query("quantum annealing schedules for spin glasses"), 3)
+    assert hits[0][0] == "qa" and hits[0][2] > 0.99
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ({"embedding": [0.1] * 383}, r"v\.jsonl: paper 'bad': 'embedding' has 383 dimensions; .* makes 384"),
+        ({"embedding": [[0.1] * 384, [0.1] * 12]}, r"has 12/384 dimensions"),
+        ({"embedding": [0.1] * 384, "embedder": "text-embedding-3-small"}, r"made by 'text-embedding-3-small'"),
+        ({"embedding": [[0.1] * 384] * 5}, r"has 5 vectors but askpapers cuts this abstract into 1 chunks"),
+        ({"embedding": "0.1, 0.2"}, r"v\.jsonl:2: 'embedding' must be a list of numbers"),
+        ({"embedding": [0.1, None]}, r"v\.jsonl:2: 'embedding' must be a list of numbers"),
+    ],
+)
+def test_bad_precomputed_embedding_is_rejected_and_nothing_written(
+    tmp_path, fresh_settings, embedder, record, message
+) -> None:  # type: ignore[no-untyped-def]
+    good = {"id": "good", "abstract": "We study sparse autoencoders.", "embedding": [0.05] * 384}
+    f = _write_jsonl(tmp_path / "v.jsonl", [good, {"id": "bad", "abstract": "Short abstract.", **record}])
+    with pytest.raises(InputError, match=message):
+        ingest([f], fresh_settings.store, progress=False, embedder=embedder)
+    assert Store(fresh_settings.store, embedder.embedder_id, embedder.dim).count() == 0

@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -189,12 +190,24 @@ def _year(value: Any, venue: str) -> int | None:
     return int(m.group(0)) if m else None
 
 
-def _embedding(value: Any, where: str) -> tuple[float, ...] | None:
+def _embedding(value: Any, where: str) -> tuple[tuple[float, ...], ...] | None:
+    """A precomputed embedding: one vector (the whole abstract is one chunk) or one vector per chunk."""
     if value is None:
         return None
-    if not isinstance(value, list) or not all(isinstance(v, (int, float)) for v in value):
-        raise InputError(f"{where}: 'embedding' must be a list of numbers")
-    return tuple(float(v) for v in value)
+    rows = value if isinstance(value, list) and value and all(isinstance(v, list) for v in value) else [value]
+    out = []
+    for row in rows:
+        if (
+            not isinstance(row, list)
+            or not row
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in row)
+        ):
+            raise InputError(f"{where}: 'embedding' must be a list of numbers, or a list of such lists (one per chunk)")
+        vec = tuple(float(v) for v in row)
+        if not all(math.isfinite(v) for v in vec):
+            raise InputError(f"{where}: 'embedding' holds a NaN or infinite value")
+        out.append(vec)
+    return tuple(out)
 
 
 def to_paper(rec: dict[str, Any], where: str, source: str) -> Paper | None:
@@ -225,6 +238,7 @@ def to_paper(rec: dict[str, Any], where: str, source: str) -> Paper | None:
         code_urls=links,
         source=source,
         embedding=_embedding(rec.get("embedding"), where),
+        embedded_with=str(rec.get("embedder") or ""),
     )
 
 

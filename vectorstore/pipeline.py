@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -15,7 +16,7 @@ import numpy as np
 from .chunk import chunk_paper
 from .config import StoreSettings
 from .embed import Embedder, get_embedder
-from .errors import StoreError
+from .errors import InputError, StoreError
 from .lexical import LexicalIndex
 from .parse import parse_paths
 from .store import Store, content_hash
@@ -25,7 +26,12 @@ from .types import Chunk, IngestReport, Paper
 
 
 def lexical_path(settings: StoreSettings) -> Path:
-    return settings.data_dir / f"{settings.collection}.lexical.sqlite"
+    """Where the derived BM25 index lives: in the data directory, named after the store it derives from."""
+    if settings.mode == "embedded":
+        return settings.data_dir / f"{settings.collection}.lexical.sqlite"
+    where = f"{settings.chroma_host}-{settings.chroma_port}" if settings.mode == "server" else "cloud"
+    key = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{where}-{settings.chroma_tenant}-{settings.chroma_database}")
+    return settings.data_dir / f"{settings.collection}@{key}.lexical.sqlite"
 
 
 @contextmanager
@@ -53,7 +59,7 @@ def sync_lexical(store: Store, settings: StoreSettings, force: bool = False) -> 
     return index
 
 
-def _progress(total: int, show: bool | None) -> object:
+def progress_bar(total: int, show: bool | None) -> object:
     from tqdm.auto import tqdm
 
     return tqdm(total=total, unit="paper", desc="Ingesting", disable=(None if show is None else not show), leave=False)
@@ -99,17 +105,60 @@ def chunk_batch(
     return items, texts
 
 
-def _embed_batch(
-    batch: list[Paper], embedder: Embedder, settings: StoreSettings
+def precomputed_chunks(
+    papers: list[Paper], embedder: Embedder, settings: StoreSettings
+) -> dict[str, tuple[list[Chunk], np.ndarray]]:
+    """Chunks and vectors of the papers that carry an ``embedding``, checked before anything is written.
+
+    One vector makes the whole abstract one chunk; several must match askpapers' own chunks one to one
+    (``askpapers embed`` writes them so).
+    """
+    out: dict[str, tuple[list[Chunk], np.ndarray]] = {}
+    given = [p for p in papers if p.embedding is not None]
+    for p in given:
+        assert p.embedding is not None
+        where = f"{p.source or 'input'}: paper '{p.paper_id}'"
+        if p.embedded_with and p.embedded_with != embedder.embedder_id:
+            raise InputError(
+                f"{where}: its embedding was made by '{p.embedded_with}', but this store uses "
+                f"'{embedder.embedder_id}'; drop the 'embedding' field or re-embed with `askpapers embed`"
+            )
+        dims = {len(v) for v in p.embedding}
+        if dims != {embedder.dim}:
+            raise InputError(
+                f"{where}: 'embedding' has {'/'.join(map(str, sorted(dims)))} dimensions; "
+                f"the store's embedder ({embedder.embedder_id}) makes {embedder.dim}"
+            )
+        vectors = np.asarray(p.embedding, dtype=np.float32)
+        vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
+        if len(vectors) == 1:
+            chunks = [Chunk(f"{p.paper_id}:0", p.paper_id, 0, p.abstract, 0, len(p.abstract))]
+        else:
+            chunks = chunk_batch([p], embedder, settings)[0][0][1]
+            if len(chunks) != len(vectors):
+                raise InputError(
+                    f"{where}: 'embedding' has {len(vectors)} vectors but askpapers cuts this abstract into "
+                    f"{len(chunks)} chunks (were the chunk settings different when it was exported?)"
+                )
+        out[p.paper_id] = (chunks, vectors)
+    return out
+
+
+def embed_batch(
+    batch: list[Paper],
+    embedder: Embedder,
+    settings: StoreSettings,
+    given: dict[str, tuple[list[Chunk], np.ndarray]] | None = None,
 ) -> list[tuple[Paper, list[Chunk], np.ndarray]]:
-    """Chunk and embed a batch of papers: each paper with its chunks and their vectors."""
-    items, texts = chunk_batch(batch, embedder, settings)
+    """Chunk and embed a batch of papers (or take their precomputed vectors): papers, chunks, vectors."""
+    given = given or {}
+    items, texts = chunk_batch([p for p in batch if p.paper_id not in given], embedder, settings)
     vectors = embedder.embed(texts)
-    written, offset = [], 0
+    computed, offset = {}, 0
     for p, chunks in items:
-        written.append((p, chunks, vectors[offset : offset + len(chunks)]))
+        computed[p.paper_id] = (p, chunks, vectors[offset : offset + len(chunks)])
         offset += len(chunks)
-    return written
+    return [computed[p.paper_id] if p.paper_id not in given else (p, *given[p.paper_id]) for p in batch]
 
 
 def ingest(
@@ -148,14 +197,15 @@ def ingest(
         taken = {s.title.lower() for pid, s in existing.items() if pid not in {p.paper_id for p in todo}}
         fixed = unique_titles(((p.paper_id, p.title) for p in todo if p.title_derived), taken=taken)
         todo = [replace(p, title=fixed[p.paper_id]) if p.paper_id in fixed else p for p in todo]
+        given = precomputed_chunks(todo, embedder, settings)
         # Papers of similar length share a batch, so the embedder's length-sorted sub-batches pad less.
         todo.sort(key=lambda p: len(p.abstract) + (0 if p.title_derived else len(p.title)))
         old_counts = {pid: s.n_chunks for pid, s in existing.items()}
-        bar = _progress(len(todo), progress)
+        bar = progress_bar(len(todo), progress)
         try:
             for start in range(0, len(todo), settings.batch_size):
                 batch = todo[start : start + settings.batch_size]
-                written = _embed_batch(batch, embedder, settings)
+                written = embed_batch(batch, embedder, settings, given)
                 # one commit per batch: a killed ingest resumes after the last committed batch
                 store.write(written, old_counts)
                 report.chunks += sum(len(chunks) for _, chunks, _ in written)

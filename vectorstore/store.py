@@ -103,7 +103,7 @@ class Store:
         self.settings = settings
         self.embedder_id = embedder_id
         self.dim = dim
-        self.client = _client(settings)
+        self.client = _Guarded(_client(settings), settings)
         name = settings.collection
         try:
             if create:
@@ -123,6 +123,8 @@ class Store:
             raise
         except Exception as e:  # chromadb raises many kinds; the user needs the path and the reason
             raise StoreError(f"cannot open {settings.describe()}: {_reason(e, settings)}") from e
+        self.chunks = _Guarded(self.chunks, settings)
+        self.papers = _Guarded(self.papers, settings)
         meta = self.papers.metadata or {}
         built_with = meta.get("embedder")
         if built_with and built_with != embedder_id:
@@ -300,6 +302,33 @@ def _client(settings: StoreSettings) -> Any:
         return chromadb.PersistentClient(path=str(settings.data_dir), settings=chroma_settings)
     except Exception as e:
         raise StoreError(f"cannot open {settings.describe()}: {_reason(e, settings)}") from e
+
+
+class _Guarded:
+    """A Chroma client or collection whose failures become one-line :class:`StoreError` s.
+
+    An HttpClient reconnects on its next request, so when a server comes back the next call succeeds.
+    """
+
+    def __init__(self, target: Any, settings: StoreSettings) -> None:
+        self._target = target
+        self._settings = settings
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._target, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return attr(*args, **kwargs)
+            except StoreError:
+                raise
+            except Exception as e:
+                hint = "" if self._settings.mode == "embedded" else " (is it running? the next request reconnects)"
+                raise StoreError(f"{self._settings.describe()} failed: {_reason(e, self._settings)}{hint}") from e
+
+        return call
 
 
 def _reason(e: BaseException, settings: StoreSettings) -> str:

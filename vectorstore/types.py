@@ -21,7 +21,9 @@ class Paper:
     code_urls: tuple[str, ...] = ()
     title_derived: bool = False
     source: str = ""
-    embedding: tuple[float, ...] | None = field(default=None, repr=False, compare=False)
+    # precomputed chunk vectors (one vector: the whole abstract is one chunk), and the embedder that made them
+    embedding: tuple[tuple[float, ...], ...] | None = field(default=None, repr=False, compare=False)
+    embedded_with: str = field(default="", repr=False, compare=False)
 
     @property
     def has_code(self) -> bool:
@@ -30,6 +32,7 @@ class Paper:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("embedding", None)
+        d.pop("embedded_with", None)
         return d
 
 

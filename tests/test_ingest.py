@@ -145,7 +145,7 @@ def test_one_precomputed_vector_is_used_for_the_whole_abstract(tmp_path, fresh_s
     ("record", "message"),
     [
         ({"embedding": [0.1] * 383}, r"v\.jsonl: paper 'bad': 'embedding' has 383 dimensions; .* makes 384"),
-        ({"embedding": [[0.1] * 384, [0.1] * 12]}, r"has 12/384 dimensions"),
+        ({"embedding": [[0.1] * 384, [0.1] * 12]}, r"v\.jsonl:2: .* different lengths \(12/384\)"),
         ({"embedding": [0.1] * 384, "embedder": "text-embedding-3-small"}, r"made by 'text-embedding-3-small'"),
         ({"embedding": [[0.1] * 384] * 5}, r"has 5 vectors but askpapers cuts this abstract into 1 chunks"),
         ({"embedding": "0.1, 0.2"}, r"v\.jsonl:2: 'embedding' must be a list of numbers"),

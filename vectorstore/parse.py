@@ -11,13 +11,14 @@ import csv
 import hashlib
 import io
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from .errors import InputError
 from .text import normalise, one_line
@@ -190,12 +191,14 @@ def _year(value: Any, venue: str) -> int | None:
     return int(m.group(0)) if m else None
 
 
-def _embedding(value: Any, where: str) -> tuple[tuple[float, ...], ...] | None:
-    """A precomputed embedding: one vector (the whole abstract is one chunk) or one vector per chunk."""
+def _embedding(value: Any, where: str) -> np.ndarray | None:
+    """A precomputed embedding: one vector (the whole abstract is one chunk) or one vector per chunk.
+
+    Kept as a float32 matrix (one row per chunk): 50k papers' vectors as Python floats would take gigabytes.
+    """
     if value is None:
         return None
     rows = value if isinstance(value, list) and value and all(isinstance(v, list) for v in value) else [value]
-    out = []
     for row in rows:
         if (
             not isinstance(row, list)
@@ -203,11 +206,13 @@ def _embedding(value: Any, where: str) -> tuple[tuple[float, ...], ...] | None:
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in row)
         ):
             raise InputError(f"{where}: 'embedding' must be a list of numbers, or a list of such lists (one per chunk)")
-        vec = tuple(float(v) for v in row)
-        if not all(math.isfinite(v) for v in vec):
-            raise InputError(f"{where}: 'embedding' holds a NaN or infinite value")
-        out.append(vec)
-    return tuple(out)
+    if len({len(r) for r in rows}) > 1:
+        dims = "/".join(str(n) for n in sorted({len(r) for r in rows}))
+        raise InputError(f"{where}: the vectors of 'embedding' have different lengths ({dims})")
+    matrix = np.asarray(rows, dtype=np.float32)
+    if not np.isfinite(matrix).all():
+        raise InputError(f"{where}: 'embedding' holds a NaN or infinite value")
+    return matrix
 
 
 def to_paper(rec: dict[str, Any], where: str, source: str) -> Paper | None:

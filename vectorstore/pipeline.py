@@ -123,13 +123,12 @@ def precomputed_chunks(
                 f"{where}: its embedding was made by '{p.embedded_with}', but this store uses "
                 f"'{embedder.embedder_id}'; drop the 'embedding' field or re-embed with `askpapers embed`"
             )
-        dims = {len(v) for v in p.embedding}
-        if dims != {embedder.dim}:
+        if p.embedding.shape[1] != embedder.dim:
             raise InputError(
-                f"{where}: 'embedding' has {'/'.join(map(str, sorted(dims)))} dimensions; "
+                f"{where}: 'embedding' has {p.embedding.shape[1]} dimensions; "
                 f"the store's embedder ({embedder.embedder_id}) makes {embedder.dim}"
             )
-        vectors = np.asarray(p.embedding, dtype=np.float32)
+        vectors = p.embedding.astype(np.float32, copy=True)
         vectors /= np.clip(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12, None)
         if len(vectors) == 1:
             chunks = [Chunk(f"{p.paper_id}:0", p.paper_id, 0, p.abstract, 0, len(p.abstract))]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Paper:
@@ -22,7 +24,7 @@ class Paper:
     title_derived: bool = False
     source: str = ""
     # precomputed chunk vectors (one vector: the whole abstract is one chunk), and the embedder that made them
-    embedding: tuple[tuple[float, ...], ...] | None = field(default=None, repr=False, compare=False)
+    embedding: np.ndarray | None = field(default=None, repr=False, compare=False)
     embedded_with: str = field(default="", repr=False, compare=False)
 
     @property

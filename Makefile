@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat browser test lint typecheck pytest bench bench-dev bench-speed eval-dev lock clean test-local-llm
+.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-dev bench-speed eval-dev lock clean test-local-llm
 
 run: index
 	$(BIN)/askpapers serve
@@ -49,6 +49,12 @@ pytest: install
 # writes docs/benchmarks.md. Needs ../shared/datasets; eval stores are cached in ~/.cache/askpapers/eval.
 bench: install
 	$(BIN)/python bench/compare.py
+
+# 1k / 10k / 50k papers of ../shared/datasets/conference/corpus_dev.jsonl, embedded and on a `chroma run` server:
+# writes docs/benchmarks-scale.md. The 50k run loads embeddings made once by `askpapers embed` (cached in
+# ~/.cache/askpapers/bench; about 45 minutes on 2 cores the first time).
+bench-scale: install
+	$(BIN)/python bench/scale.py
 
 bench-dev: install
 	$(BIN)/python bench/dev_eval.py

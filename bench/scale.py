@@ -1,0 +1,236 @@
+"""askpapers at 1k, 10k and 50k papers, on the embedded store and on a `chroma run` server (`make bench-scale`).
+
+For each size and mode, in a fresh child process and a fresh store: ingest throughput, warm `search` and extractive
+`ask` latency (p50 and p95 over the conference "which papers" questions), the first query's time (it builds the
+BM25 index from the store), peak RSS and on-disk size. The 1k and 10k runs embed with the model; the 50k run loads
+embeddings produced once by `askpapers embed` and cached outside the repository (~/.cache/askpapers/bench).
+
+Results are kept per (mode, size) in ~/.cache/askpapers/bench/scale-results.json, so `--sizes` / `--modes` can
+re-measure part of the table; the report (docs/benchmarks-scale.md) is written from all kept results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import (
+    ROOT,
+    SHARED,
+    dir_size_mb,
+    in_child,
+    log,
+    machine,
+    own_peak_rss_mb,
+    pct,
+    versions,
+)
+
+CORPUS = SHARED / "datasets" / "conference" / "corpus_dev.jsonl"
+GOLD = SHARED / "datasets" / "conference" / "gold_questions_dev.jsonl"
+CACHE = Path.home() / ".cache" / "askpapers" / "bench"
+RESULTS = CACHE / "scale-results.json"
+PRECOMPUTED_FROM = 50_000  # sizes from here on load precomputed embeddings
+TARGETS = {"search_p50_ms": 50.0, "ask_p50_ms": 300.0, "peak_rss_mb": 2.5 * 1024}
+
+
+def questions() -> list[str]:
+    qs = [json.loads(line)["question"] for line in GOLD.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [*qs, "How do diffusion models handle inverse problems?", "graph neural networks for molecules"]
+
+
+def first_n(n: int) -> Path:
+    """The first ``n`` papers of corpus_dev.jsonl, as a file in the cache."""
+    path = CACHE / f"corpus_dev-{n}.jsonl"
+    if not path.exists():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        with CORPUS.open(encoding="utf-8") as src, path.with_suffix(".tmp").open("w", encoding="utf-8") as dst:
+            for i, line in enumerate(src):
+                if i >= n:
+                    break
+                dst.write(line)
+        path.with_suffix(".tmp").replace(path)
+    return path
+
+
+def precomputed(n: int) -> Path:
+    """``askpapers embed`` of the first ``n`` papers (made once; a rerun resumes it)."""
+    from vectorstore.export import embed_to_jsonl
+
+    out = CACHE / f"corpus_dev-{n}.embedded.jsonl"
+    log(f"precomputed embeddings: {out} (askpapers embed; resumes if partial)")
+    written, kept = embed_to_jsonl([first_n(n)], out, progress=True)
+    log(f"precomputed embeddings: {written:,} embedded now, {kept:,} already there")
+    return out
+
+
+def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> dict[str, Any]:
+    """In a child process: ingest into a fresh store, then time queries."""
+    import chromadb  # noqa: F401  (imported before the clock starts)
+
+    from rag.api import AskPapers
+    from rag.settings import get_settings
+    from vectorstore.config import StoreSettings
+    from vectorstore.embed import get_embedder
+    from vectorstore.pipeline import ingest
+
+    server = {"chroma_host": "127.0.0.1", "chroma_port": port} if mode == "server" else {}
+    store = StoreSettings(data_dir=Path(data_dir), collection="scale", **server)  # type: ignore[arg-type]
+    emb = get_embedder(store.embed_threads)
+    emb.embed(["warm-up"])
+    t = time.perf_counter()
+    report = ingest([corpus], store, progress=False, embedder=emb)
+    ingest_s = time.perf_counter() - t
+    ingest_rss = own_peak_rss_mb()
+    app = AskPapers(get_settings().model_copy(update={"store": store}))
+    t = time.perf_counter()
+    app.search(qs[0])  # opens the store and (re)builds the BM25 index from it
+    first_s = time.perf_counter() - t
+    app.ask(qs[0], mode="extractive")
+    search_ms, ask_ms, cited = [], [], 0
+    for q in qs:
+        t = time.perf_counter()
+        app.search(q)
+        search_ms.append((time.perf_counter() - t) * 1000)
+    for q in qs:
+        t = time.perf_counter()
+        answer = app.ask(q, mode="extractive")
+        ask_ms.append((time.perf_counter() - t) * 1000)
+        cited += len(answer.citations)
+    # a rebuild of the BM25 index from the store, as after another process's ingest
+    from vectorstore.pipeline import sync_lexical
+
+    t = time.perf_counter()
+    sync_lexical(app.retriever.store, store, force=True)
+    rebuild_s = time.perf_counter() - t
+    return {
+        "papers": report.total_papers,
+        "added": report.added,
+        "chunks": report.chunks,
+        "ingest_s": ingest_s,
+        "ingest_rss_mb": ingest_rss,
+        "first_query_s": first_s,
+        "bm25_rebuild_s": rebuild_s,
+        "search_ms": search_ms,
+        "ask_ms": ask_ms,
+        "mean_cited": cited / len(qs),
+    }
+
+
+def server_peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def measure(mode: str, size: int, qs: list[str]) -> dict[str, Any]:
+    from tests.chroma_server import ChromaServer
+
+    source = "precomputed" if size >= PRECOMPUTED_FROM else "model"
+    corpus = precomputed(size) if source == "precomputed" else first_n(size)
+    with tempfile.TemporaryDirectory(prefix=f"askpapers-scale-{mode}-{size}-", dir=CACHE) as tmp:
+        data_dir = Path(tmp) / "local"
+        server = ChromaServer(Path(tmp) / "server-data").start() if mode == "server" else None
+        try:
+            log(f"{mode} {size:,}: ingest ({source}) and queries in a child process")
+            result = in_child(run_one, mode=mode, corpus=str(corpus), data_dir=str(data_dir),
+                              port=server.port if server else 0, qs=qs)  # fmt: skip
+            if server is not None and server.proc is not None:
+                result["server_rss_mb"] = server_peak_rss_mb(server.proc.pid)
+        finally:
+            if server is not None:
+                server.stop()
+        result["disk_mb"] = dir_size_mb(Path(tmp))
+        result["lexical_mb"] = sum(p.stat().st_size for p in data_dir.glob("*.lexical.sqlite")) / 2**20
+    result.update(mode=mode, size=size, source=source, measured=f"{datetime.now():%Y-%m-%d %H:%M}")
+    search_p50, ask_p50 = statistics.median(result["search_ms"]), statistics.median(result["ask_ms"])
+    rate = result["papers"] / result["ingest_s"]
+    log(f"{mode} {size:,}: {rate:.1f} papers/s, search p50 {search_p50:.1f} ms, ask p50 {ask_p50:.1f} ms")
+    return result
+
+
+def report(results: dict[str, dict[str, Any]], command: str) -> str:
+    v = versions()
+    lines = [
+        "# askpapers at scale: 1k, 10k and 50k papers, embedded and on a Chroma server",
+        "",
+        f"Machine: {machine()}. Packages: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
+        "",
+        f"Command: `make bench-scale` → `{command}`. Corpus: the first N papers of "
+        "`../shared/datasets/conference/corpus_dev.jsonl` (title + abstract). Each run is a fresh store and a fresh "
+        f"child process. Latencies are over {len(questions())} questions (the conference gold questions and two "
+        "more), after one warm-up; `ask` is extractive. Server mode is `chroma run` on 127.0.0.1 (started by the "
+        "benchmark) with askpapers as an HttpClient; its disk figure includes the server's data directory.",
+        "",
+        "| papers | mode | embeddings | ingest | papers/s | chunks | first query (builds BM25) | BM25 rebuild "
+        "| search p50 / p95 | ask p50 / p95 | peak RSS askpapers | peak RSS server | on disk | measured |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for key in sorted(results, key=lambda k: (results[k]["size"], results[k]["mode"])):
+        r = results[key]
+        s, a = r["search_ms"], r["ask_ms"]
+        server = f"{r['server_rss_mb']:,.0f} MB" if "server_rss_mb" in r else "—"
+        rate = r["papers"] / r["ingest_s"]
+        lines.append(
+            f"| {r['papers']:,} | {r['mode']} | {r['source']} | {r['ingest_s']:.0f} s | {rate:.1f} "
+            f"| {r['chunks']:,} | {r['first_query_s']:.1f} s | {r['bm25_rebuild_s']:.1f} s "
+            f"| {statistics.median(s):.1f} / {pct(s, 0.95):.1f} ms "
+            f"| {statistics.median(a):.1f} / {pct(a, 0.95):.1f} ms "
+            f"| {r['peak_rss_mb']:,.0f} MB | {server} | {r['disk_mb']:,.0f} MB | {r['measured']} |"
+        )
+    big = [r for r in results.values() if r["size"] >= PRECOMPUTED_FROM]
+    lines += ["", "Targets at 50k papers (search p50 ≤ 50 ms, ask p50 ≤ 300 ms, peak RSS ≤ 2.5 GB):", ""]
+    if not big:
+        lines.append("- not measured yet")
+    for r in sorted(big, key=lambda r: r["mode"]):
+        checks = {
+            "search p50": (statistics.median(r["search_ms"]), TARGETS["search_p50_ms"], "ms"),
+            "ask p50": (statistics.median(r["ask_ms"]), TARGETS["ask_p50_ms"], "ms"),
+            "peak RSS": (r["peak_rss_mb"], TARGETS["peak_rss_mb"], "MB"),
+        }
+        parts = [
+            f"{name} {got:,.1f} {unit} {'✓' if got <= want else '✗'}" for name, (got, want, unit) in checks.items()
+        ]  # noqa: E501
+        lines.append(f"- {r['mode']}: " + "; ".join(parts))
+    lines += [
+        "",
+        "The peak RSS of askpapers is that of the child process that ingested and then answered (it holds the "
+        "embedder, Chroma's client and, in embedded mode, Chroma's HNSW index). Ingest with the model is bound by "
+        "the embedder (see docs/benchmarks.md); with precomputed embeddings it runs at Chroma's write speed.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 50_000])
+    ap.add_argument("--modes", nargs="+", choices=["embedded", "server"], default=["embedded", "server"])
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks-scale.md")
+    args = ap.parse_args(argv)
+    if not CORPUS.exists():
+        ap.error(f"{CORPUS} is missing (the shared datasets sit beside the project)")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    results: dict[str, dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    qs = questions()
+    for size in args.sizes:
+        for mode in args.modes:
+            results[f"{mode}-{size}"] = measure(mode, size, qs)
+            RESULTS.write_text(json.dumps(results, indent=1))
+    command = " ".join([".venv/bin/python", "bench/scale.py", *(argv if argv is not None else sys.argv[1:])])
+    args.out.write_text(report(results, command), encoding="utf-8")
+    log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

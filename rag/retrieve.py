@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -11,11 +12,13 @@ import numpy as np
 from vectorstore.embed import Embedder, get_embedder
 from vectorstore.lexical import LexicalIndex
 from vectorstore.pipeline import sync_lexical
-from vectorstore.store import Store, where_clause
+from vectorstore.store import Store, read_only_snapshot, where_clause
 from vectorstore.types import Paper
 
 from .settings import Settings
 from .types import Hit
+
+log = logging.getLogger("askpapers")
 
 
 @dataclass
@@ -53,7 +56,15 @@ class Retriever:
     def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
         self.settings = settings
         self.embedder = embedder or get_embedder(settings.store.embed_threads)
-        self.store = Store(settings.store, self.embedder.embedder_id, self.embedder.dim)
+        snapshot = read_only_snapshot(settings.store)
+        self.read_only = snapshot is not None
+        if snapshot is not None:
+            log.warning(
+                "askpapers: the data directory %s is read-only; answering from a copy of it (ingest is disabled)",
+                settings.store.data_dir,
+            )
+            self.settings = settings.model_copy(update={"store": snapshot})
+        self.store = Store(self.settings.store, self.embedder.embedder_id, self.embedder.dim)
         self._lexical: LexicalIndex | None = None
         self._lexical_key: tuple[str, int] = ("", -1)
         self._lock = threading.Lock()

@@ -37,9 +37,16 @@ def lexical_path(settings: StoreSettings) -> Path:
 @contextmanager
 def ingest_lock(settings: StoreSettings, wait: bool = True) -> Iterator[None]:
     """One ingest at a time per data directory (other processes wait for the lock)."""
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
     path = settings.data_dir / f".{settings.collection}.ingest.lock"
-    with path.open("a") as fh:
+    try:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        fh = path.open("a")
+    except OSError as e:
+        raise StoreError(
+            f"cannot write to the data directory {settings.data_dir} ({e.strerror or e}); "
+            "nothing was changed — make it writable or set ASKPAPERS_DATA_DIR"
+        ) from e
+    with fh:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:

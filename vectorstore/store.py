@@ -10,11 +10,16 @@ indexes compare against.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -268,6 +273,34 @@ class Store:
         rev = uuid.uuid4().hex
         self.papers.modify(metadata={"embedder": self.embedder_id, "dim": self.dim, "revision": rev})
         return rev
+
+
+def writable(directory: Path) -> bool:
+    """Whether askpapers can write in ``directory`` (or create it); False on a read-only file system."""
+    probe = directory
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    return os.access(probe, os.W_OK)
+
+
+def read_only_snapshot(settings: StoreSettings) -> StoreSettings | None:
+    """For an embedded store in a read-only directory: settings of a private copy that can answer questions.
+
+    Chroma writes to its directory even to read, so a read-only data directory (a read-only mount, a shared
+    snapshot) is copied once to a temporary directory. New papers cannot be added there; None when the data
+    directory is writable or holds no store.
+    """
+    if settings.mode != "embedded" or writable(settings.data_dir):
+        return None
+    if not (settings.data_dir / "chroma.sqlite3").exists():
+        return None
+    copy = Path(tempfile.mkdtemp(prefix="askpapers-readonly-")) / "store"
+    atexit.register(shutil.rmtree, copy.parent, ignore_errors=True)
+    try:
+        shutil.copytree(settings.data_dir, copy, ignore=shutil.ignore_patterns(".*.lock", "*.tmp*"))
+    except OSError as e:
+        raise StoreError(f"the data directory {settings.data_dir} is read-only and could not be copied: {e}") from e
+    return settings.model_copy(update={"data_dir": copy})
 
 
 def _client(settings: StoreSettings) -> Any:

@@ -40,6 +40,7 @@ class Checked:
     citations: list[Citation]
     removed: list[int]
     unsupported: list[str]
+    stripped: int = 0  # images and active HTML tags removed from the model's text
 
 
 def _claims(text: str) -> list[str]:
@@ -83,8 +84,41 @@ def renumber(text: str, valid: int) -> tuple[str, list[int], list[int]]:
     return new_text, order, removed
 
 
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_REF_IMAGE = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
+_ACTIVE_TAG = re.compile(
+    r"<\s*/?\s*(?:img|image|iframe|frame|script|object|embed|link|style|video|audio|source|svg|meta|base|form)\b[^>]*>",
+    re.IGNORECASE,
+)
+
+
+def neutralise_markup(text: str) -> tuple[str, int]:
+    """Model text made safe to render: images and active HTML tags are dropped (an image's alt text stays).
+
+    Whatever an abstract told the model, its answer cannot make a browser fetch a URL on display. Returns the
+    text and how many such items were removed.
+    """
+    n = 0
+
+    def keep_alt(m: re.Match[str]) -> str:
+        nonlocal n
+        n += 1
+        return m.group(1)
+
+    def drop(m: re.Match[str]) -> str:
+        nonlocal n
+        n += 1
+        return ""
+
+    text = _IMAGE.sub(keep_alt, text)
+    text = _REF_IMAGE.sub(keep_alt, text)
+    text = _ACTIVE_TAG.sub(drop, text)
+    return text, n
+
+
 def check(answer_text: str, context: Sequence[ContextPaper], embedder: Embedder | None) -> Checked:
-    text, order, removed = renumber(answer_text, len(context))
+    safe, stripped = neutralise_markup(answer_text)
+    text, order, removed = renumber(safe, len(context))
     cited = [context[old - 1] for old in order]
     claims = _claims(text)
     sentences = {
@@ -153,4 +187,4 @@ def check(answer_text: str, context: Sequence[ContextPaper], embedder: Embedder 
                 continue
             if max(support(ci, citations[n - 1].paper_id)[0] for n in nums) < 1.0:
                 unsupported.append(claim)
-    return Checked(text=text, citations=citations, removed=removed, unsupported=unsupported)
+    return Checked(text=text, citations=citations, removed=removed, unsupported=unsupported, stripped=stripped)

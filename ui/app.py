@@ -23,6 +23,7 @@ import gradio as gr
 import pandas as pd
 
 from rag.api import AskPapers
+from rag.citations import neutralise_markup
 from rag.export import to_bibtex, to_csv, to_markdown
 from rag.settings import Settings, get_settings
 from rag.types import Answer
@@ -154,7 +155,7 @@ def build(app: AskPapers) -> gr.Blocks:
                     yield shown, "", notice_md(item), sources_html(item), export_files(item), item
                     return
                 text += item
-                shown[-1] = {"role": "assistant", "content": text}
+                shown[-1] = {"role": "assistant", "content": neutralise_markup(text)[0]}
                 yield shown, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
         except AskPapersError as e:
             shown[-1] = {"role": "assistant", "content": f"⚠️ {e}"}

@@ -14,6 +14,7 @@ import numpy as np
 
 from vectorstore.errors import QuestionError, StoreError
 from vectorstore.pipeline import ingest
+from vectorstore.text import content_stems
 from vectorstore.types import IngestReport, Paper
 
 from . import extractive
@@ -28,13 +29,21 @@ log = logging.getLogger("askpapers")
 Mode = Literal["auto", "extractive", "llm"]
 Message = dict[str, Any]
 MAX_QUESTION_CHARS = 2000
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Terminal escape sequences (colours, cursor moves, titles) are dropped whole, so "\x1b[31m" leaves no "[31m";
+# other control characters are dropped (one inside a word keeps the word whole), blank-like ones become spaces.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\))")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+_BLANK_CONTROL = re.compile(r"[\x0b-\x0d\x1c-\x1f\x85]")
+# A paper named by id: a 16-hex-digit id (the form askpapers gives papers) or "paper id X" where X has a digit.
+_PAPER_ID = re.compile(
+    r"(?<![\w-])([0-9a-f]{16})(?![\w-])|\bpaper[ _-]?id\s*[:=#]?\s*[\"'“‘`]?([\w.:/-]*\d[\w.:/-]*\w|\d)", re.IGNORECASE
+)
 
 
 def clean_question(question: str) -> str:
     if not isinstance(question, str):
         raise QuestionError("the question must be text")
-    q = _CONTROL.sub(" ", question).strip()
+    q = _BLANK_CONTROL.sub(" ", _CONTROL.sub("", _ANSI.sub("", question))).strip()
     if not q:
         raise QuestionError("the question is empty; ask something like “Which papers use information bottleneck?”")
     if len(q) > MAX_QUESTION_CHARS:
@@ -109,6 +118,8 @@ class AskPapers:
 
     def search(self, query: str, k: int | None = None, *, filters: dict[str, Any] | None = None) -> list[Hit]:
         text = clean_question(query)
+        if not content_stems(text):  # only stop-words, punctuation or emoji: nothing to rank the papers by
+            return []
         q = analyse(text)
         if q.kind == "list" and q.topic:  # "Which papers use X?": search for X and its spellings
             return self.retriever.search(q.topic, k or self.settings.retrieval.k, filters, q.alternatives)
@@ -154,7 +165,7 @@ class AskPapers:
             )
         earlier = previous_questions(history)
         fallback = self._extractive(text, earlier, filters, k)
-        if mode == "extractive" or not configured:
+        if mode == "extractive" or not configured or self._missing_ids(text):
             fallback.latency_s = time.perf_counter() - t0
             yield fallback.text
             yield fallback
@@ -260,10 +271,22 @@ class AskPapers:
         papers = self.retriever.papers(chosen)
         return [ContextPaper(n, papers[pid], ids[pid]) for n, pid in enumerate((p for p in chosen if p in papers), 1)]
 
+    def _missing_ids(self, text: str) -> list[str]:
+        """Paper ids the question names that are not in the store."""
+        named = list(dict.fromkeys(a or b for a, b in _PAPER_ID.findall(text)))
+        if not named:
+            return []
+        known = self.retriever.papers(list(dict.fromkeys(named + [n.lower() for n in named])))
+        return [n for n in named if n not in known and n.lower() not in known]
+
     def _extractive(
         self, text: str, earlier: list[str], filters: dict[str, Any] | None, k: int | None, depth: int = 0
     ) -> Answer:
         q = analyse(text)
+        missing = self._missing_ids(text)
+        if missing:
+            named = ", ".join(missing)
+            return extractive.abstain(q, f"No paper with the id {named} is in the corpus.", [])
         within: list[str] | None = None
         notices: list[str] = []
         if q.followup and earlier and depth < 5:

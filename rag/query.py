@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -62,12 +63,31 @@ class Question:
         return content_stems(self.topic or self.text)
 
 
+# A dangling connective left at the end of a topic ("information bottleneck OR", "… and/or") joins nothing.
+_DANGLING = re.compile(r"(?:[\s,;]+(?:and\s*/\s*or|or|and|nor|not|and\s+not))+$", re.IGNORECASE)
+_END_PUNCT = frozenset(" ?!.…؟？。！\ufe0e\ufe0f")
+
+
+def _strip_end(text: str) -> str:
+    """Without trailing question marks, full stops, emoji and other symbols (``information bottleneck? 🤔``)."""
+    while text and (
+        text[-1] in _END_PUNCT or text[-1].isspace() or unicodedata.category(text[-1]) in ("So", "Sk", "Cf")
+    ):
+        text = text[:-1]
+    return text
+
+
 def topic_of(question: str) -> str:
     """The subject of a which-papers question: "Which papers use the Koopman operator?" → "Koopman operator"."""
-    q = one_line(question).rstrip(" ?!.")
+    q = _strip_end(one_line(question))
     q = _PREFIX.sub("", q, count=1)
     q = _LEADING.sub("", q)
     q = re.sub(r"\s+(?:in\s+(?:this|the)\s+(?:corpus|list|collection)|here)$", "", q, flags=re.IGNORECASE)
+    while True:
+        shorter = _strip_end(_DANGLING.sub("", q).rstrip(" ,;:"))
+        if shorter == q:
+            break
+        q = shorter
     return q.strip(" ,;:\"'“”")
 
 
@@ -134,13 +154,23 @@ def expand(alternatives: list[str]) -> list[str]:
     return out
 
 
+def _strip_start(text: str) -> str:
+    """Without leading emoji, symbols and direction marks (``🔎 Which papers …``)."""
+    while text and (
+        text[0].isspace() or text[0] in "\ufe0e\ufe0f" or unicodedata.category(text[0]) in ("So", "Sk", "Cf")
+    ):
+        text = text[1:]
+    return text
+
+
 def analyse(question: str) -> Question:
     text = one_line(question)
-    is_list = bool(_LIST.match(text))
+    core = _strip_start(text)
+    is_list = bool(_LIST.match(core))
     followup = bool(_FOLLOWUP.search(text))
     if not is_list:
         return Question(text=text, kind="factoid", followup=followup)
-    topic = topic_of(text)
+    topic = topic_of(core)
     alts = [a.strip(" ,;:") for a in _ALTERNATIVES.split(topic) if content_stems(a)]
     alts = [re.sub(r"^(?:the|a|an)\s+", "", a, flags=re.IGNORECASE) for a in alts]
     return Question(text=text, kind="list", followup=followup, topic=topic, alternatives=expand(alts or [topic]))

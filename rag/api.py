@@ -240,6 +240,8 @@ class AskPapers:
             )
         if checked.unsupported:
             notices.append(f"{len(checked.unsupported)} sentence(s) are not supported by the papers they cite.")
+        if checked.stripped:
+            notices.append(f"Removed {checked.stripped} image(s) or HTML tag(s) from the model's answer.")
         yield Answer(
             question=text,
             text=checked.text,

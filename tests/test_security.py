@@ -111,6 +111,7 @@ def test_hostile_abstracts_cannot_fetch_leak_or_fake_citations(
     assert "![" not in answer.text and "<img" not in answer.text.lower() and "<script" not in answer.text.lower()
     assert exfil.url + "/img" not in answer.text
     assert answer.removed_markers == [99]
+    assert any("Removed 4 image" in n for n in answer.notices), answer.notices
     stored = {p.paper_id for p in app.retriever.store.iter_papers()}
     assert answer.citations and all(c.paper_id in stored for c in answer.citations)
     assert all(c.evidence in c.abstract for c in answer.citations)

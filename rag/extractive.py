@@ -230,7 +230,7 @@ def answer_factoid(
     retriever: Retriever, q: Question, filters: dict[str, Any] | None, within: list[str] | None = None
 ) -> Answer:
     terms = content_stems(q.text)
-    if not terms:
+    if not any(not t.isdigit() for t in terms):  # nothing, or only numbers ("1 OR 1=1")
         return abstain(q, "The question has no words to search for. Please rephrase it.", [])
     cands: list[Candidate] = retriever.candidates(q.text, filters)
     if within is not None:

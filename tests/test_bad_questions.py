@@ -247,9 +247,6 @@ def test_sql_looking_text_changes_nothing(app) -> None:  # type: ignore[no-untyp
         assert conn.execute("SELECT count(*) FROM papers").fetchone() == (38,)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="answer_factoid accepts a sentence that matches only a number (rag/extractive.py)"
-)
 def test_numbers_only_question_abstains(app) -> None:  # type: ignore[no-untyped-def]
     _no_match(app.ask("1 OR 1=1"))
 

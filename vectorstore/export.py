@@ -54,8 +54,7 @@ def embed_to_jsonl(
     settings = settings or StoreSettings()
     papers = parse_paths(paths, skip_bad=skip_bad).papers
     done = _done_ids(out)
-    todo = [p for p in papers if p.paper_id not in done]
-    todo.sort(key=lambda p: len(p.abstract) + len(p.title))  # similar lengths pad less
+    todo = [p for p in papers if p.paper_id not in done]  # in input order: the first N records are a sample too
     embedder = embedder or get_embedder(settings.embed_threads)
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = progress_bar(len(todo), progress)

@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-dev bench-speed eval-dev lock clean test-local-llm
+.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-load bench-dev bench-speed eval-dev lock clean test-local-llm
 
 run: index
 	$(BIN)/askpapers serve
@@ -55,6 +55,11 @@ bench: install
 # ~/.cache/askpapers/bench; about 45 minutes on 2 cores the first time).
 bench-scale: install
 	$(BIN)/python bench/scale.py
+
+# 20 concurrent chat sessions with follow-ups on the HTTP API for 60 s, on 127.0.0.1 only: every request answered,
+# no session seeing another's history or citations, p50/p95 latency, server RSS flat. Writes docs/load.md.
+bench-load: install
+	$(BIN)/python bench/load.py
 
 bench-dev: install
 	$(BIN)/python bench/dev_eval.py

@@ -200,7 +200,7 @@ def report(results: dict[str, dict[str, Any]], command: str) -> str:
         }
         parts = [
             f"{name} {got:,.1f} {unit} {'✓' if got <= want else '✗'}" for name, (got, want, unit) in checks.items()
-        ]  # noqa: E501
+        ]
         lines.append(f"- {r['mode']}: " + "; ".join(parts))
     lines += [
         "",

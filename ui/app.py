@@ -300,4 +300,5 @@ def launch(
         prevent_thread_lock=not block,
         quiet=not block,
         ssr_mode=False,
+        state_session_capacity=500,  # Gradio keeps per-session state; the default (10,000) grows memory for hours
     )

@@ -76,7 +76,7 @@ def read_text(path: Path) -> str:
         data = path.read_bytes()
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data:  # anywhere: text after 8 KB of binary-looking data is still not a corpus file
         raise InputError(f"{path}: looks like a binary file, not text")
     try:
         text = data.decode("utf-8-sig")
@@ -135,8 +135,9 @@ def parse_jsonl(
             rec = json.loads(line)
             if not isinstance(rec, dict):
                 raise ValueError("expected a JSON object")
-        except ValueError as e:
-            msg = f"{path}:{lineno}: malformed JSON line ({getattr(e, 'msg', e)})"
+        except (ValueError, RecursionError) as e:
+            why = "nested too deeply" if isinstance(e, RecursionError) else getattr(e, "msg", e)
+            msg = f"{path}:{lineno}: malformed JSON line ({why})"
             if not skip_bad:
                 raise InputError(msg + "; fix it or pass --skip-bad") from None
             messages.append("skipped " + msg)
@@ -148,6 +149,8 @@ def parse_jsonl(
 def parse_json(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{path}: malformed JSON (nested too deeply)") from None
     except ValueError as e:
         raise InputError(f"{path}:{getattr(e, 'lineno', '?')}: malformed JSON ({getattr(e, 'msg', e)})") from None
     if isinstance(data, dict):
@@ -161,15 +164,33 @@ def parse_json(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def parse_csv(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows as dicts keyed by the lower-cased header, each with the line its record starts on.
+
+    Strict: a stray or unterminated quote is an error naming the line of the record it is in, rather than
+    silently merging the following rows into one field.
+    """
     csv.field_size_limit(_MAX_FIELD * 4)
-    reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames:
-        raise InputError(f"{path}: empty CSV file")
+    reader = csv.reader(io.StringIO(text), strict=True)
+    start = 1
     try:
+        header: list[str] = []
+        while not header:
+            start = reader.line_num + 1
+            row = next(reader, None)
+            if row is None:
+                raise InputError(f"{path}: empty CSV file")
+            header = row
+        fields = [h.strip().lower() for h in header]
+        start = reader.line_num + 1
         for row in reader:
-            yield reader.line_num, {str(k).strip().lower(): v for k, v in row.items() if k is not None}
+            if row:  # blank lines are no records
+                rec: dict[str, Any] = {}
+                for i, name in enumerate(fields):
+                    rec[name] = row[i] if i < len(row) else None
+                yield start, rec
+            start = reader.line_num + 1
     except csv.Error as e:
-        raise InputError(f"{path}:{reader.line_num}: malformed CSV ({e})") from None
+        raise InputError(f"{path}:{start}: malformed CSV in the record starting on this line ({e})") from None
 
 
 def _as_tuple(value: Any) -> tuple[str, ...]:
@@ -182,11 +203,14 @@ def _as_tuple(value: Any) -> tuple[str, ...]:
     return (str(value),)
 
 
-def _year(value: Any, venue: str) -> int | None:
-    if isinstance(value, int):
+def _year(value: Any, venue: str, where: str) -> int | None:
+    """The record's year (an integer or a string of digits), else one named in the venue, else None."""
+    if isinstance(value, str) and re.fullmatch(r"\s*\d{1,12}\s*", value):  # not isdigit(): int("²") fails
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 < value < 10_000:  # 10**30 would overflow the stores' 64-bit integers after the chunks are written
+            raise InputError(f"{where}: 'year' is {value}, which is not a year")
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
     m = re.search(r"(?:19|20)\d{2}", venue or "")
     return int(m.group(0)) if m else None
 
@@ -209,7 +233,10 @@ def _embedding(value: Any, where: str) -> np.ndarray | None:
     if len({len(r) for r in rows}) > 1:
         dims = "/".join(str(n) for n in sorted({len(r) for r in rows}))
         raise InputError(f"{where}: the vectors of 'embedding' have different lengths ({dims})")
-    matrix = np.asarray(rows, dtype=np.float32)
+    try:
+        matrix = np.asarray(rows, dtype=np.float32)
+    except OverflowError:  # an integer beyond any float, such as 10**400
+        raise InputError(f"{where}: 'embedding' holds a number too large for a vector") from None
     if not np.isfinite(matrix).all():
         raise InputError(f"{where}: 'embedding' holds a NaN or infinite value")
     return matrix
@@ -227,23 +254,32 @@ def to_paper(rec: dict[str, Any], where: str, source: str) -> Paper | None:
         raise InputError(f"{where}: abstract is {len(abstract):,} characters (limit {_MAX_FIELD:,})")
     title = one_line(normalise(str(rec.get("title") or "")))
     venue = one_line(str(rec.get("venue") or ""))
-    rid = rec.get("id")
+    # a blank id counts as none: an empty id would fail in the store after the paper's chunks are written
+    given_id = str(rec["id"]).strip() if rec.get("id") is not None else ""
     url = str(rec.get("url") or "")
+    authors, keywords = _as_tuple(rec.get("authors")), _as_tuple(rec.get("keywords"))
+    embedded_with = str(rec.get("embedder") or "")
+    try:  # JSON can escape a lone surrogate ("\ud800"), which cannot be encoded, hashed or stored
+        "".join((abstract, title, venue, given_id, url, embedded_with, *authors, *keywords)).encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = e.object[e.start : e.start + 1]
+        raise InputError(f"{where}: the record holds {bad!r}, a lone surrogate that is not valid text") from None
+    paper_id = given_id or short_hash(abstract)
     links = code_urls(abstract + " " + url)
     return Paper(
-        paper_id=str(rid).strip() if rid not in (None, "") else short_hash(abstract),
+        paper_id=paper_id,
         title=title or derive_title(abstract),
         title_derived=not title,
         abstract=abstract,
         venue=venue,
-        year=_year(rec.get("year"), venue),
+        year=_year(rec.get("year"), venue, where),
         url=url,
-        authors=_as_tuple(rec.get("authors")),
-        keywords=_as_tuple(rec.get("keywords")),
+        authors=authors,
+        keywords=keywords,
         code_urls=links,
         source=source,
         embedding=_embedding(rec.get("embedding"), where),
-        embedded_with=str(rec.get("embedder") or ""),
+        embedded_with=embedded_with,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -200,7 +201,8 @@ def ingest(
                 report.updated += 1
             todo.append(p)
         # derived titles must not clash with titles already in the store
-        taken = {s.title.lower() for pid, s in existing.items() if pid not in {p.paper_id for p in todo}}
+        todo_ids = {p.paper_id for p in todo}
+        taken = {s.title.lower() for pid, s in existing.items() if pid not in todo_ids}
         fixed = unique_titles(((p.paper_id, p.title) for p in todo if p.title_derived), taken=taken)
         todo = [replace(p, title=fixed[p.paper_id]) if p.paper_id in fixed else p for p in todo]
         given = precomputed_chunks(todo, embedder, settings)
@@ -224,7 +226,10 @@ def ingest(
             bar.close()  # type: ignore[attr-defined]
         if todo or not lexical_path(settings).exists():
             store.bump_revision()
-        sync_lexical(store, settings)
+        try:
+            sync_lexical(store, settings)
+        except (OSError, ValueError, sqlite3.Error) as e:
+            raise StoreError(f"the papers are stored, but the BM25 index could not be rebuilt: {e}") from e
         report.total_papers = store.count()
     report.seconds = time.perf_counter() - t0
     return report

@@ -40,7 +40,7 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
-        if _ABBREV.search(text[start : m.start() + 1]):
+        if _ABBREV.search(text[max(start, m.start() - 40) : m.start() + 1]):  # abbreviations are short
             continue
         spans.append((start, m.start(1)))
         start = m.end()

@@ -21,7 +21,8 @@ _WORD = r"(?:[A-Z][\w’'-]*|of|for|and|with|in|on|via|to|the|a|module|framework
 _NAMED_ACRONYM = re.compile(rf"\b((?:{_WORD}\s+){{0,8}}?[A-Z][\w’'-]*)\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)")
 # A coined token: CamelCase, an inner capital or digit, or an acronym of 3+ letters.
 _COINED = r"[A-Z][a-z]*[A-Z0-9][\w-]*|[A-Z]{3,}[\w-]*"
-_AFTER_VERB = re.compile(rf"\b{_VERB}\b[^.;:]*?\b(?:termed|called|named|dubbed)?\s*[\"“*]*({_COINED})\b")
+# The gap between the verb and the name is bounded: unbounded, a long sentence repeating a verb took quadratic time.
+_AFTER_VERB = re.compile(rf"\b{_VERB}\b[^.;:]{{0,300}}?\b(?:termed|called|named|dubbed)?\s*[\"“*]*({_COINED})\b")
 _TERMED = re.compile(r"\b(?:termed|called|named|dubbed|name\s+(?:the|our)\s+(?:\w+\s+){0,2})\s*[\"“*]*([A-Z][\w-]+)")
 _CAPITALISED_NAME = re.compile(
     r"\b(?:introduce|propose|present|introducing)\s+((?:[A-Z][\w-]*\s+){1,5}[A-Z][\w-]*)\s*,"
@@ -36,6 +37,7 @@ _LEAD = re.compile(
     r"(?:(?:(?:the|a|an)\s+)?(?:problem|question|task|setting)\s+of\s+)?",
     re.IGNORECASE,
 )
+MAX_TITLE = 100  # characters of a derived title
 _TRAILING = {"of", "the", "a", "an", "to", "in", "with", "and", "for", "on", "as", "is", "are", "by", "from", "at"}
 _ACRONYM_STOP = {"LLM", "LLMS", "FL", "RL", "ML", "AI", "GNN", "VLM", "VLMS", "MLLM", "MLLMS", "KL", "GPU", "CPU"}
 
@@ -124,23 +126,37 @@ def _phrase(abstract: str, max_words: int = 10) -> str:
     words = words[:max_words]
     while len(words) > 2 and words[-1].lower() in _TRAILING:
         words.pop()
-    phrase = " ".join(words).rstrip(".,;:")
+    phrase = " ".join(words).rstrip(" .,;:")  # (a space too: "a b ." once gave "a b ")
     return phrase[:1].upper() + phrase[1:] if phrase else "Untitled abstract"
 
 
+def _shorten(title: str, limit: int = MAX_TITLE) -> str:
+    """At most ``limit`` characters: cut at the last space that keeps half of it, and mark the cut with "…"."""
+    if len(title) <= limit:
+        return title
+    cut = title[: limit - 1]
+    if " " in cut[limit // 2 :]:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
 def derive_title(abstract: str) -> str:
-    """A meaningful display title for an abstract that has none."""
-    return _named_method(abstract) or _phrase(abstract)
+    """A meaningful display title for an abstract that has none (at most :data:`MAX_TITLE` characters)."""
+    return _shorten(_named_method(abstract) or _phrase(abstract))
 
 
 def unique_titles(titles: Iterable[tuple[str, str]], taken: set[str] | None = None) -> dict[str, str]:
     """Map each (key, title) to a title no other key has, adding a numeric suffix if needed."""
     used = set(taken or ())
+    first_free: dict[str, int] = {}  # per title, the suffix to try first: all below it are used already
     out: dict[str, str] = {}
-    for key, title in titles:
-        candidate, n = title, 2
+    for key, title in titles:  # (without the memo, n papers with one title took n² steps)
+        n = first_free.get(title, 1)
+        candidate = title if n == 1 else f"{title} ({n})"
         while candidate.lower() in used:
-            candidate, n = f"{title} ({n})", n + 1
+            n += 1
+            candidate = f"{title} ({n})"
+        first_free[title] = n + 1
         used.add(candidate.lower())
         out[key] = candidate
     return out

@@ -19,7 +19,7 @@ class RetrievalSettings(BaseSettings):
     k: int = Field(default=10, ge=1, le=500, description="Papers returned by search (and cap for factoid answers)")
     dense_candidates: int = Field(default=100, ge=10, description="Chunks fetched from Chroma per query")
     lexical_candidates: int = Field(default=200, ge=10, description="Papers fetched from BM25 per query")
-    rrf_k: int = Field(default=20, ge=1, description="Reciprocal-rank-fusion constant")
+    rrf_k: int = Field(default=10, ge=1, description="Reciprocal-rank-fusion constant")
     max_list: int = Field(default=50, ge=1, description="Most papers a which-papers answer cites")
 
 

@@ -51,7 +51,7 @@ bench: install
 	$(BIN)/python bench/compare.py
 
 # 1k / 10k / 50k papers of ../shared/datasets/conference/corpus_dev.jsonl, embedded and on a `chroma run` server:
-# writes docs/benchmarks-scale.md. The 50k run loads embeddings made once by `askpapers embed` (cached in
+# writes docs/benchmarks-scale.md. The 10k and 50k runs load embeddings made once by `askpapers embed` (cached in
 # ~/.cache/askpapers/bench; about 45 minutes on 2 cores the first time).
 bench-scale: install
 	$(BIN)/python bench/scale.py

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from rag.api import AskPapers
 from rag.retrieve import best_chunk_per_paper, rrf
+from tests.conftest import CORPUS
 from vectorstore.errors import StoreError
 from vectorstore.lexical import match_expression
 
@@ -85,3 +88,40 @@ def test_phrase_search_finds_consecutive_words_only(app) -> None:  # type: ignor
 def test_which_papers_search_ranks_the_topic_first(app) -> None:  # type: ignore[no-untyped-def]
     hits = app.search("Which papers use or study the information bottleneck?", k=6)
     assert sum("ottleneck" in h.abstract for h in hits) == 6
+
+
+def test_bm25_takes_in_only_what_changed_while_another_ingest_runs(  # type: ignore[no-untyped-def]
+    tmp_path, fresh_settings, embedder, monkeypatch
+) -> None:
+    """Papers written since the index's time mark are upserted in place; a full rebuild is the fallback."""
+    from vectorstore.lexical import LexicalIndex
+    from vectorstore.pipeline import ingest, lexical_path
+
+    def write(name: str, records: list[dict[str, str]]) -> Path:
+        path = tmp_path / name
+        path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+        return path
+
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    app = AskPapers(fresh_settings)
+    assert app.search("Which papers study contextual bandits?")  # the index exists now
+    path = lexical_path(fresh_settings.store)
+    rebuilds: list[int] = []
+    real = LexicalIndex.rebuild
+    monkeypatch.setattr(LexicalIndex, "rebuild", lambda self, *a, **k: rebuilds.append(1) or real(self, *a, **k))
+    inode = path.stat().st_ino
+    ingest([write("new.jsonl", [{"id": "q1", "abstract": "Quokka populations on Rottnest island."}])],
+           fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
+    assert [pid for pid, _ in app.retriever.lexical.search("quokka", 5)] == ["q1"]
+    # an updated abstract (same count) is picked up too
+    ingest([write("new.jsonl", [{"id": "q1", "abstract": "Wombat burrows in Tasmania."}])],
+           fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
+    assert [pid for pid, _ in app.retriever.lexical.search("wombat", 5)] == ["q1"]
+    assert app.retriever.lexical.search("quokka", 5) == []
+    assert rebuilds == [] and path.stat().st_ino == inode, "updated in place, not rebuilt"
+    assert app.retriever.lexical.built_from() == (app.retriever.store.revision, 39)
+    path.write_bytes(b"damaged" * 100)  # a damaged file is rebuilt from Chroma
+    ingest([write("more.jsonl", [{"id": "q2", "abstract": "Kiwi birds of New Zealand."}])],
+           fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
+    assert [pid for pid, _ in app.retriever.lexical.search("kiwi", 5)] == ["q2"]
+    assert rebuilds and app.retriever.lexical.built_from() == (app.retriever.store.revision, 40)

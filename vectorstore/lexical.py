@@ -1,12 +1,15 @@
 """BM25 over papers with SQLite FTS5, derived from the Chroma papers collection.
 
-The index file is a cache: it records the store revision it was built from and is rebuilt
-(into a temporary file, then swapped in) whenever that revision or the paper count differs.
+The index file is a cache: it records the store revision and paper count it reflects, and the time
+up to which it holds every written paper. When the store changes, the papers written since then are
+upserted (rows are keyed by a hash of the paper id); when that does not bring the counts level, or the
+file is missing or from an older format, it is rebuilt into a temporary file and swapped in.
 User text never reaches FTS5 as syntax: queries are reduced to quoted word tokens.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -42,6 +45,19 @@ def match_expression(query: str, max_terms: int = 32) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
+FORMAT = "2"  # rows keyed by rowid_of(paper_id)
+
+
+def rowid_of(paper_id: str) -> int:
+    """A stable 63-bit row id for a paper id."""
+    return int.from_bytes(hashlib.blake2b(paper_id.encode("utf-8"), digest_size=8).digest(), "big") >> 1
+
+
+def _row(p: Paper) -> tuple[Any, ...]:
+    return (rowid_of(p.paper_id), p.paper_id, p.title if not p.title_derived else "", p.abstract, p.venue, p.year,
+            int(p.has_code))  # fmt: skip
+
+
 class LexicalIndex:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -58,17 +74,22 @@ class LexicalIndex:
             self._local.conn, self._local.ino = conn, ino
         return conn
 
-    def built_from(self) -> tuple[str, int] | None:
+    def state(self) -> dict[str, str] | None:
+        """The index's meta data (revision, count, since), or None when it is missing, damaged or outdated."""
         conn = self._conn()
         if conn is None:
             return None
         try:
-            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            rows = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta").fetchall()}
         except sqlite3.DatabaseError:
             return None
-        return str(rows.get("revision", "")), int(rows.get("count", -1))
+        return rows if rows.get("format") == FORMAT else None
 
-    def rebuild(self, papers: Iterable[Paper], revision: str) -> int:
+    def built_from(self) -> tuple[str, int] | None:
+        st = self.state()
+        return None if st is None else (st.get("revision", ""), int(st.get("count", -1)))
+
+    def rebuild(self, papers: Iterable[Paper], revision: str, since: float = 0.0) -> int:
         """Write a fresh index from ``papers`` and swap it in atomically."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(f".tmp{os.getpid()}")
@@ -77,18 +98,32 @@ class LexicalIndex:
         n = 0
         try:
             conn.executescript(_SCHEMA)
-            rows = (
-                (p.paper_id, p.title if not p.title_derived else "", p.abstract, p.venue, p.year, int(p.has_code))
-                for p in papers
-            )
-            for batch in _batches(rows, 2000):
-                conn.executemany("INSERT INTO papers VALUES (?,?,?,?,?,?)", batch)
-                n += len(batch)
-            conn.executemany("INSERT INTO meta VALUES (?,?)", [("revision", revision), ("count", str(n))])
+            for batch in _batches((_row(p) for p in papers), 2000):
+                conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
+                                 "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
+            n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
+            meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), ("format", FORMAT)]
+            conn.executemany("INSERT INTO meta VALUES (?,?)", meta)
             conn.commit()
         finally:
             conn.close()
         os.replace(tmp, self.path)
+        return n
+
+    def update(self, papers: Iterable[Paper], revision: str, since: float) -> int:
+        """Upsert ``papers`` in place (one transaction); returns the number of papers the index now holds."""
+        conn = sqlite3.connect(self.path, timeout=30)
+        try:
+            with conn:
+                for batch in _batches((_row(p) for p in papers), 2000):
+                    conn.executemany("DELETE FROM papers WHERE rowid = ?", [(r[0],) for r in batch])
+                    conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "
+                                     "VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
+                n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
+                meta = [("revision", revision), ("count", str(n)), ("since", repr(since))]
+                conn.executemany("INSERT OR REPLACE INTO meta VALUES (?,?)", meta)
+        finally:
+            conn.close()
         return n
 
     def search(self, query: str, n: int, filters: dict[str, Any] | None = None) -> list[tuple[str, float]]:

@@ -58,12 +58,26 @@ def ingest_lock(settings: StoreSettings, wait: bool = True) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+LEXICAL_SLACK = 120.0  # seconds: papers written this long before the index's mark are fetched again
+
+
 def sync_lexical(store: Store, settings: StoreSettings, force: bool = False) -> LexicalIndex:
-    """The BM25 index, rebuilt from the store when it is missing or stale."""
+    """The BM25 index, brought up to date with the store.
+
+    Papers written since the index's time mark are upserted (cheap while another process ingests); the
+    index is rebuilt from every paper when it is missing, damaged, forced, or still disagrees on the count.
+    """
     index = LexicalIndex(lexical_path(settings))
-    revision = store.revision
-    if force or index.built_from() != (revision, store.count()):
-        index.rebuild(store.iter_papers(), revision)
+    revision, count = store.revision, store.count()
+    state = None if force else index.state()
+    if state is not None and (state.get("revision"), int(state.get("count", -1))) == (revision, count):
+        return index
+    started = time.time()
+    if state is not None:
+        since = float(state.get("since", "0") or 0.0)
+        if index.update(store.iter_papers(since=since - LEXICAL_SLACK), revision, since=started) == count:
+            return index
+    index.rebuild(store.iter_papers(), revision, since=started)
     return index
 
 

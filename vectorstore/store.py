@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -58,7 +59,7 @@ def where_clause(filters: dict[str, Any] | None) -> dict[str, Any] | None:
     return conds[0] if len(conds) == 1 else {"$and": conds}
 
 
-def paper_metadata(p: Paper, n_chunks: int) -> dict[str, Any]:
+def paper_metadata(p: Paper, n_chunks: int, ingested_at: float = 0.0) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "paper_id": p.paper_id,
         "title": p.title,
@@ -72,6 +73,7 @@ def paper_metadata(p: Paper, n_chunks: int) -> dict[str, Any]:
         "source": p.source,
         "hash": content_hash(p),
         "n_chunks": n_chunks,
+        "ingested_at": ingested_at,  # when this record was written: derived indexes fetch what changed since
     }
     if p.year is not None:
         meta["year"] = p.year
@@ -156,8 +158,10 @@ class Store:
                 out[pid] = StoredPaper(str(m.get("hash", "")), int(m.get("n_chunks", 0)), str(m.get("title", "")))
         return out
 
-    def iter_papers(self) -> Iterator[Paper]:
-        for ids, docs, metas in self._pages(self.papers, include=["documents", "metadatas"]):
+    def iter_papers(self, since: float | None = None) -> Iterator[Paper]:
+        """Every paper, or those written at or after ``since`` (a time.time() value)."""
+        where = None if since is None else {"ingested_at": {"$gte": since}}
+        for ids, docs, metas in self._pages(self.papers, include=["documents", "metadatas"], where=where):
             for pid, doc, m in zip(ids, docs, metas, strict=True):
                 yield paper_from_record(pid, doc, m)
 
@@ -202,10 +206,12 @@ class Store:
             if m
         ]
 
-    def _pages(self, col: Any, include: list[str]) -> Iterator[tuple[list[str], list[Any], list[dict[str, Any]]]]:
+    def _pages(
+        self, col: Any, include: list[str], where: dict[str, Any] | None = None
+    ) -> Iterator[tuple[list[str], list[Any], list[dict[str, Any]]]]:
         offset = 0
         while True:
-            res = col.get(limit=PAGE, offset=offset, include=include)
+            res = col.get(limit=PAGE, offset=offset, include=include, where=where)
             ids = res["ids"]
             if not ids:
                 return
@@ -256,6 +262,7 @@ class Store:
             )  # type: ignore[arg-type]
         if stale:
             self.chunks.delete(ids=stale)
+        now = time.time()
         pvecs = []
         for _paper, _chunks, vectors in items:
             mean = vectors.mean(axis=0)
@@ -265,7 +272,7 @@ class Store:
             self.papers.upsert(
                 ids=[p.paper_id for p, _, _ in part],
                 documents=[p.abstract for p, _, _ in part],
-                metadatas=[paper_metadata(p, len(c)) for p, c, _ in part],  # type: ignore[misc]
+                metadatas=[paper_metadata(p, len(c), now) for p, c, _ in part],  # type: ignore[misc]
                 embeddings=pvecs[s : s + step],  # type: ignore[arg-type]
             )
 

@@ -76,7 +76,7 @@ def precomputed(n: int) -> Path:
             CACHE.glob("corpus_dev-*.embedded.jsonl"), key=lambda p: int(p.name.split("-")[1].split(".")[0])
         ):
             size = int(bigger.name.split("-")[1].split(".")[0])
-            if size > n and sum(1 for _ in bigger.open(encoding="utf-8")) >= size:
+            if size > n and sum(1 for line in bigger.open(encoding="utf-8") if line.endswith("\n")) >= n:
                 with bigger.open(encoding="utf-8") as src, out.with_suffix(".tmp").open("w", encoding="utf-8") as dst:
                     for i, line in enumerate(src):
                         if i >= n:

@@ -49,17 +49,24 @@ def questions() -> list[str]:
     return [*qs, "How do diffusion models handle inverse problems?", "graph neural networks for molecules"]
 
 
+def copy_head(src: Path, dst: Path, n: int) -> Path:
+    """The first ``n`` lines of ``src`` as ``dst`` (written to a temporary name, then renamed)."""
+    tmp = dst.with_suffix(".tmp")
+    with src.open(encoding="utf-8") as fin, tmp.open("w", encoding="utf-8") as fout:
+        for i, line in enumerate(fin):
+            if i >= n:
+                break
+            fout.write(line)
+    tmp.replace(dst)
+    return dst
+
+
 def first_n(n: int) -> Path:
     """The first ``n`` papers of corpus_dev.jsonl, as a file in the cache."""
     path = CACHE / f"corpus_dev-{n}.jsonl"
     if not path.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
-        with CORPUS.open(encoding="utf-8") as src, path.with_suffix(".tmp").open("w", encoding="utf-8") as dst:
-            for i, line in enumerate(src):
-                if i >= n:
-                    break
-                dst.write(line)
-        path.with_suffix(".tmp").replace(path)
+        copy_head(CORPUS, path, n)
     return path
 
 
@@ -77,12 +84,7 @@ def precomputed(n: int) -> Path:
         ):
             size = int(bigger.name.split("-")[1].split(".")[0])
             if size > n and sum(1 for line in bigger.open(encoding="utf-8") if line.endswith("\n")) >= n:
-                with bigger.open(encoding="utf-8") as src, out.with_suffix(".tmp").open("w", encoding="utf-8") as dst:
-                    for i, line in enumerate(src):
-                        if i >= n:
-                            break
-                        dst.write(line)
-                out.with_suffix(".tmp").replace(out)
+                copy_head(bigger, out, n)
                 log(f"precomputed embeddings: the first {n:,} records of {bigger.name}")
                 return out
     log(f"precomputed embeddings: {out} (askpapers embed; resumes if partial)")

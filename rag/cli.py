@@ -178,35 +178,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    def add_inputs(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+        sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines, do not abort the file")
+        sp.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help="progress bar on stderr (default: only on a terminal)",
+        )
+
     def add_filters(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--venue", help="only papers of this venue, e.g. 'ICML 2026'")
         sp.add_argument("--year", type=int, help="only papers of this year")
         sp.add_argument("--has-code", action="store_true", help="only papers with a code link")
 
     sp = sub.add_parser("ingest", help="add abstract files or folders (.txt, .jsonl, .json, .csv) to the store")
-    sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-    sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines instead of aborting the file")
-    sp.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar on stderr (default: only on a terminal)",
-    )
+    add_inputs(sp)
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.set_defaults(func=cmd_ingest)
 
     sp = sub.add_parser(
         "embed", help="embed a corpus once into JSONL with an 'embedding' per record (ingest then skips the model)"
     )
-    sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    add_inputs(sp)
     sp.add_argument("-o", "--out", type=Path, required=True, help="the JSONL to write (a rerun resumes it)")
-    sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines instead of aborting the file")
-    sp.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar on stderr (default: only on a terminal)",
-    )
     sp.set_defaults(func=cmd_embed)
 
     sp = sub.add_parser("search", help="list the papers that best match a query")

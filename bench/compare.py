@@ -609,6 +609,21 @@ def speed_raw_embedder(corpus: str) -> dict[str, Any]:
     return {"n": len(texts), "seconds": seconds, "chunks": len(chunk_texts), "chunk_seconds": time.perf_counter() - t}
 
 
+def time_queries(app: Any, questions: Sequence[str]) -> tuple[list[float], list[float], int]:
+    """Warm ``search`` then extractive ``ask`` latencies (ms) over ``questions``, and the citations given."""
+    search_ms, ask_ms, cited = [], [], 0
+    for q in questions:
+        t = time.perf_counter()
+        app.search(q)
+        search_ms.append((time.perf_counter() - t) * 1000)
+    for q in questions:
+        t = time.perf_counter()
+        answer = app.ask(q, mode="extractive")
+        ask_ms.append((time.perf_counter() - t) * 1000)
+        cited += len(answer.citations)
+    return search_ms, ask_ms, cited
+
+
 def speed_askpapers(data_dir: str, corpus: str, questions: list[str]) -> dict[str, Any]:
     import chromadb  # noqa: F401  (imported before the clock starts, as the recipe's import of langchain_chroma does)
 
@@ -627,16 +642,7 @@ def speed_askpapers(data_dir: str, corpus: str, questions: list[str]) -> dict[st
     app = AskPapers(get_settings().model_copy(update={"store": store}))
     app.search(WARMUP_QUESTION)
     app.ask(WARMUP_QUESTION, mode="extractive")
-    search_ms, ask_ms, found = [], [], 0
-    for q in questions:
-        t = time.perf_counter()
-        app.search(q)
-        search_ms.append((time.perf_counter() - t) * 1000)
-    for q in questions:
-        t = time.perf_counter()
-        answer = app.ask(q, mode="extractive")
-        ask_ms.append((time.perf_counter() - t) * 1000)
-        found += len(answer.citations)
+    search_ms, ask_ms, found = time_queries(app, questions)
     return {
         "n": report.added,
         "chunks": report.chunks,

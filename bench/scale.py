@@ -33,6 +33,7 @@ from compare import (
     machine,
     own_peak_rss_mb,
     pct,
+    time_queries,
     versions,
 )
 
@@ -116,16 +117,7 @@ def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> 
     app.search(qs[0])  # opens the store and (re)builds the BM25 index from it
     first_s = time.perf_counter() - t
     app.ask(qs[0], mode="extractive")
-    search_ms, ask_ms, cited = [], [], 0
-    for q in qs:
-        t = time.perf_counter()
-        app.search(q)
-        search_ms.append((time.perf_counter() - t) * 1000)
-    for q in qs:
-        t = time.perf_counter()
-        answer = app.ask(q, mode="extractive")
-        ask_ms.append((time.perf_counter() - t) * 1000)
-        cited += len(answer.citations)
+    search_ms, ask_ms, cited = time_queries(app, qs)
     # a rebuild of the BM25 index from the store, as after another process's ingest
     from vectorstore.pipeline import sync_lexical
 

@@ -19,6 +19,7 @@ from .settings import Settings
 from .types import Hit
 
 log = logging.getLogger("askpapers")
+PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
 
 
 @dataclass
@@ -66,25 +67,32 @@ class Retriever:
             self.settings = settings.model_copy(update={"store": snapshot})
         self.store = Store(self.settings.store, self.embedder.embedder_id, self.embedder.dim)
         self._lexical: LexicalIndex | None = None
-        self._lexical_key: tuple[str, int] = ("", -1)
+        self._lexical_key = ""
         self._lock = threading.Lock()
+        # Paper records read from the store, kept until the store changes (checked by refresh()).
+        self._papers: dict[str, Paper] = {}
+        self._papers_key = ""
 
-    def refresh(self) -> None:
-        """Rebuild the derived BM25 index if the store changed, here or in another process.
+    def refresh(self) -> LexicalIndex:
+        """The BM25 index, rebuilt first if the store changed, here or in another process.
 
-        The check is cheap: the paper count and the revision marker every ingest bumps (two small requests).
+        The check is one small request: the revision marker, which an ingest changes after every batch it
+        commits. A change also empties the cache of paper records.
         """
         with self._lock:
-            key = (self.store.revision, self.store.count())
+            key = self.store.revision
             if self._lexical is None or key != self._lexical_key or not self._lexical.path.exists():
                 self._lexical = sync_lexical(self.store, self.settings.store)
                 self._lexical_key = key
+            if key != self._papers_key:
+                self._papers.clear()
+                self._papers_key = key
+            return self._lexical
 
     @property
     def lexical(self) -> LexicalIndex:
-        self.refresh()
-        assert self._lexical is not None
-        return self._lexical
+        """The BM25 index, up to date with the store (see :meth:`refresh`)."""
+        return self.refresh()
 
     def embed(self, text: str) -> np.ndarray:
         return self.embedder.embed_query(text)
@@ -106,13 +114,14 @@ class Retriever:
         """
         r = self.settings.retrieval
         where_clause(filters)  # validates filter names before any work
+        lexical = self.lexical  # one freshness check per call
         dense = self.dense(query, filters)
-        lex = self.lexical.search(query, r.lexical_candidates, filters)
+        lex = lexical.search(query, r.lexical_candidates, filters)
         dense_order = sorted(dense, key=lambda pid: -dense[pid][0])
         lex_order = [pid for pid, _ in lex]
         rankings = [dense_order, lex_order]
         if phrases:
-            rankings.append([pid for pid, _ in self.lexical.phrase_search(phrases, r.lexical_candidates, filters)])
+            rankings.append([pid for pid, _ in lexical.phrase_search(phrases, r.lexical_candidates, filters)])
         fused = rrf(rankings, r.rrf_k)
         out = []
         lex_scores = dict(lex)
@@ -129,7 +138,17 @@ class Retriever:
         return out
 
     def papers(self, ids: list[str]) -> dict[str, Paper]:
-        return self.store.get_papers(ids)
+        """The stored records of these papers (those that exist), from the cache where possible."""
+        found = {pid: p for pid in dict.fromkeys(ids) if (p := self._papers.get(pid)) is not None}
+        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
+        if missing:
+            fetched = self.store.get_papers(missing)
+            found.update(fetched)
+            with self._lock:
+                if len(self._papers) + len(fetched) > PAPER_CACHE:
+                    self._papers.clear()
+                self._papers.update(fetched)
+        return {pid: found[pid] for pid in ids if pid in found}
 
     def search(
         self, query: str, k: int = 10, filters: dict[str, Any] | None = None, phrases: list[str] | None = None

@@ -160,3 +160,47 @@ def test_bad_precomputed_embedding_is_rejected_and_nothing_written(
     with pytest.raises(InputError, match=message):
         ingest([f], fresh_settings.store, progress=False, embedder=embedder)
     assert Store(fresh_settings.store, embedder.embedder_id, embedder.dim).count() == 0
+
+
+def test_each_committed_batch_is_seen_by_a_running_app(tmp_path, fresh_settings, embedder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """An ingest that dies part-way has changed the store: a running app must see the batches it committed,
+    even when they only updated abstracts (the paper count does not change; the revision marker must)."""
+    from vectorstore.errors import StoreError
+
+    def write(name: str, records: list[dict[str, str]]) -> Path:
+        path = tmp_path / name
+        path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+        return path
+
+    old = [{"id": "w", "abstract": "Wombat burrows in Tasmania."}, {"id": "v", "abstract": "Vole tunnels in Wales."}]
+    ingest([write("a.jsonl", old)], fresh_settings.store, progress=False, embedder=embedder)
+    app = AskPapers(fresh_settings)
+    assert app.search("wombat burrows")[0].abstract == "Wombat burrows in Tasmania."
+    # batches of 2, shortest papers first: the first batch updates "w" and "v", the second fails
+    settings = fresh_settings.store.model_copy(update={"batch_size": 2})
+    longer = " It was measured over several long field seasons by many careful volunteers."
+    records = [{"id": "w", "abstract": "Kiwi nest in burrows."}, {"id": "v", "abstract": "Emu run in deserts."}] + [
+        {"id": f"p{i}", "abstract": f"Paper {i} about the quokka populations of Rottnest island.{longer * i}"}
+        for i in range(1, 5)
+    ]
+    real_write, calls = Store.write, []
+
+    def failing_write(self, items, old_counts):  # type: ignore[no-untyped-def]
+        calls.append(len(items))
+        if len(calls) == 2:
+            raise RuntimeError("disk full")
+        return real_write(self, items, old_counts)
+
+    monkeypatch.setattr(Store, "write", failing_write)
+    with pytest.raises(StoreError, match="disk full"):
+        ingest([write("b.jsonl", records)], settings, progress=False, embedder=embedder)
+    assert app.retriever.store.count() == 2
+    assert [pid for pid, _ in app.retriever.lexical.search("kiwi emu", 5)] in (["w", "v"], ["v", "w"])
+    assert app.retriever.lexical.search("wombat", 5) == []
+    hits = {h.paper_id: h.abstract for h in app.search("kiwi nest burrows")}
+    assert hits["w"] == "Kiwi nest in burrows." and hits["v"] == "Emu run in deserts."  # not the cached records
+    monkeypatch.setattr(Store, "write", real_write)
+    report = ingest([write("b.jsonl", records)], settings, progress=False, embedder=embedder)
+    assert (report.unchanged, report.added) == (2, 4)
+    quokkas = {h.paper_id for h in app.search("quokka Rottnest", k=10) if "quokka" in h.abstract}
+    assert quokkas == {f"p{i}" for i in range(1, 5)}

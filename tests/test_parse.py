@@ -468,3 +468,24 @@ def test_github_url_field_counts_as_code(tmp_path: Path) -> None:
     (p,), _ = parse_file(f)
     assert p.code_urls == ("https://github.com/org/repo",)
     assert p.has_code
+
+
+def test_jsonl_is_read_one_line_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A JSONL corpus with embeddings runs to hundreds of megabytes: it must never be read whole."""
+    import vectorstore.parse as parse
+
+    def whole_file(path: Path) -> str:
+        raise AssertionError(f"{path} was read whole")
+
+    monkeypatch.setattr(parse, "read_text", whole_file)
+    f = tmp_path / "big.jsonl"
+    lines = [json.dumps({"id": "a", "abstract": "First\u00a0abstract\there."}, ensure_ascii=False), "",
+             json.dumps({"id": "b", "title": "T\u00a0B", "abstract": "Second one."}, ensure_ascii=False)]  # fmt: skip
+    f.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode() + b"\r\n")
+    papers, skipped = parse_file(f)
+    assert [(p.paper_id, p.abstract) for p in papers] == [("a", "First abstract here."), ("b", "Second one.")]
+    assert papers[1].title == "T B"
+    assert skipped == 0
+    f.write_bytes(f.read_bytes() + b'{"abstract": "caf\xe9"}\n')
+    with pytest.raises(InputError, match=r"big\.jsonl:4: not UTF-8 text \(byte 0xe9\)"):
+        parse_file(f)

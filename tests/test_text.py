@@ -213,3 +213,11 @@ def test_acronym_definitions() -> None:
         ("Hypergraph Neural Networks", "HNN"),
         ("multimodal large language models", "MLLM"),
     ]
+    # the long form is among the seven words before the parenthesis, and stops at punctuation
+    assert acronym_definitions("Unlike CNNs, graph neural networks (GNNs) pass messages.") == [
+        ("graph neural networks", "GNN")
+    ]
+    eight = "one two three four five six seven-eight nine (SEN)"
+    assert acronym_definitions(eight) == [("seven-eight nine", "SEN")]
+    assert acronym_definitions("a b c d e f g h (ABCDEFGH)") == []  # only seven words are looked at
+    assert acronym_definitions("(AB) at the start, then(CD) glued") == []

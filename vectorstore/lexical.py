@@ -140,7 +140,9 @@ class LexicalIndex:
         conn = self._conn()
         if not expr or conn is None:
             return []
-        sql = "SELECT paper_id, -bm25(papers, 0, 1.0, 1.0) AS s FROM papers WHERE papers MATCH ?"
+        # Rank by row id first, then look up the ids of the top n only: reading paper_id for every matching
+        # row (tens of thousands for a common word at 50k papers) cost a fifth of the query.
+        sql = "SELECT rowid, bm25(papers, 0, 1.0, 1.0) AS s FROM papers WHERE papers MATCH ?"
         args: list[Any] = [expr]
         for key, value in (filters or {}).items():
             if value is None or value == "":
@@ -154,9 +156,14 @@ class LexicalIndex:
             elif key == "has_code":
                 sql += " AND has_code = ?"
                 args.append(int(bool(value)))
-        sql += " ORDER BY s DESC LIMIT ?"
+        sql += " ORDER BY s LIMIT ?"
         args.append(n)
-        return [(str(pid), float(s)) for pid, s in conn.execute(sql, args).fetchall()]
+        ranked = conn.execute(sql, args).fetchall()
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        ids = dict(conn.execute(f"SELECT rowid, paper_id FROM papers WHERE rowid IN ({marks})", [r for r, _ in ranked]))
+        return [(str(ids[r]), -float(s)) for r, s in ranked if r in ids]
 
 
 def _batches(rows: Iterable[Any], size: int) -> Iterable[list[Any]]:

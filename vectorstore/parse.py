@@ -7,6 +7,7 @@ names the file (and the line where there is one); nothing is written until every
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
@@ -71,19 +72,55 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return out
 
 
+def _check_not_binary(path: Path) -> None:
+    """A NUL byte anywhere means a binary file (text after 8 KB of binary-looking data is still not a corpus)."""
+    try:
+        with path.open("rb") as fh:
+            while block := fh.read(1 << 20):
+                if b"\x00" in block:
+                    raise InputError(f"{path}: looks like a binary file, not text")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
+def _not_utf8(path: Path, line: int, byte: int) -> InputError:
+    return InputError(f"{path}:{line}: not UTF-8 text (byte 0x{byte:02x}); save it as UTF-8")
+
+
 def read_text(path: Path) -> str:
+    """The whole file as normalised text (for the formats that need all of it: .txt, .json, .csv)."""
+    _check_not_binary(path)
     try:
         data = path.read_bytes()
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    if b"\x00" in data:  # anywhere: text after 8 KB of binary-looking data is still not a corpus file
-        raise InputError(f"{path}: looks like a binary file, not text")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save it as UTF-8") from None
+        raise _not_utf8(path, data[: e.start].count(b"\n") + 1, data[e.start]) from None
     return normalise(text)
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, normalised line) one at a time, so a large JSONL file is never held whole.
+
+    A JSONL corpus with precomputed embeddings runs to hundreds of megabytes; decoding and NFKC-normalising it
+    as one string took about 16 times its size in memory.
+    """
+    _check_not_binary(path)
+    try:
+        with path.open("rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
+                    raw = raw[len(codecs.BOM_UTF8) :]
+                raw = raw.removesuffix(b"\n").removesuffix(b"\r")
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise _not_utf8(path, lineno, raw[e.start]) from None
+                yield lineno, normalise(line)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
 
 
 def _venue_from_header(line: str) -> tuple[str, int | None]:
@@ -125,12 +162,14 @@ def parse_txt(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def parse_jsonl(
-    path: Path, text: str, skip_bad: bool, messages: list[str]
+    path: Path, lines: Iterable[tuple[int, str]], skip_bad: bool, messages: list[str]
 ) -> Iterator[tuple[int, dict[str, Any] | None]]:
     """Records of a JSONL file; a malformed line aborts, or with ``skip_bad`` yields None for it."""
-    for lineno, line in enumerate(text.split("\n"), start=1):
+    blank = True
+    for lineno, line in lines:
         if not line.strip():
             continue
+        blank = False
         try:
             rec = json.loads(line)
             if not isinstance(rec, dict):
@@ -144,6 +183,8 @@ def parse_jsonl(
             yield lineno, None
             continue
         yield lineno, rec
+    if blank:
+        raise InputError(f"{path}: the file is empty")
 
 
 def parse_json(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -286,21 +327,28 @@ def to_paper(rec: dict[str, Any], where: str, source: str) -> Paper | None:
 def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None = None) -> tuple[list[Paper], int]:
     """Papers in one file, and how many records were skipped (no abstract, or bad with skip_bad)."""
     messages = messages if messages is not None else []
+    suffix = path.suffix.lower()
+    records: Iterable[tuple[int, dict[str, Any] | None]]
+    if suffix == ".jsonl":  # read line by line: embedded corpora are large
+        records = parse_jsonl(path, read_lines(path), skip_bad, messages)
+        return _papers(path, records, messages)
+    if suffix not in (".json", ".csv", ".txt", ""):
+        raise InputError(f"{path}: unsupported file type '{suffix}' (use .txt, .jsonl, .json or .csv)")
     text = read_text(path)
     if not text.strip():
         raise InputError(f"{path}: the file is empty")
-    suffix = path.suffix.lower()
-    records: Iterable[tuple[int, dict[str, Any] | None]]
-    if suffix == ".jsonl":
-        records = parse_jsonl(path, text, skip_bad, messages)
-    elif suffix == ".json":
+    if suffix == ".json":
         records = parse_json(path, text)
     elif suffix == ".csv":
         records = parse_csv(path, text)
-    elif suffix == ".txt" or suffix == "":
-        records = parse_txt(path, text)
     else:
-        raise InputError(f"{path}: unsupported file type '{suffix}' (use .txt, .jsonl, .json or .csv)")
+        records = parse_txt(path, text)
+    return _papers(path, records, messages)
+
+
+def _papers(
+    path: Path, records: Iterable[tuple[int, dict[str, Any] | None]], messages: list[str]
+) -> tuple[list[Paper], int]:
     papers: list[Paper] = []
     skipped = 0
     for lineno, rec in records:

@@ -230,6 +230,8 @@ def ingest(
                 written = embed_batch(batch, embedder, settings, given)
                 # one commit per batch: a killed ingest resumes after the last committed batch
                 store.write(written, old_counts)
+                # every batch changes the revision marker, so a reader in another process sees each one
+                store.bump_revision()
                 report.chunks += sum(len(chunks) for _, chunks, _ in written)
                 bar.update(len(batch))  # type: ignore[attr-defined]
         except StoreError:
@@ -238,7 +240,7 @@ def ingest(
             raise StoreError(f"writing to the store failed: {e}") from e
         finally:
             bar.close()  # type: ignore[attr-defined]
-        if todo or not lexical_path(settings).exists():
+        if not todo and not lexical_path(settings).exists():
             store.bump_revision()
         try:
             sync_lexical(store, settings)

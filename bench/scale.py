@@ -178,7 +178,8 @@ def report(results: dict[str, dict[str, Any]], command: str) -> str:
         "",
         f"Machine: {machine()}. Packages: " + ", ".join(f"{k} {val}" for k, val in v.items()) + ".",
         "",
-        f"Command: `make bench-scale` → `{command}`. Corpus: the first N papers of "
+        f"Command: `make bench-scale` → `{command}` (`--sizes` and `--modes` re-measure part of the table; "
+        "`--report` rewrites this file from the kept results). Corpus: the first N papers of "
         "`../shared/datasets/conference/corpus_dev.jsonl` (title + abstract). Each run is a fresh store and a fresh "
         f"child process. Latencies are over {len(questions())} questions (the conference gold questions and two "
         "more), after one warm-up; `ask` is extractive. Server mode is `chroma run` on 127.0.0.1 (started by the "
@@ -228,18 +229,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 50_000])
     ap.add_argument("--modes", nargs="+", choices=["embedded", "server"], default=["embedded", "server"])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks-scale.md")
+    ap.add_argument("--report", action="store_true", help="only rewrite the report from the kept results")
     args = ap.parse_args(argv)
     if not CORPUS.exists():
         ap.error(f"{CORPUS} is missing (the shared datasets sit beside the project)")
     CACHE.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     qs = questions()
-    for size in args.sizes:
+    for size in [] if args.report else args.sizes:
         for mode in args.modes:
             results[f"{mode}-{size}"] = measure(mode, size, qs)
             RESULTS.write_text(json.dumps(results, indent=1))
-    command = " ".join([".venv/bin/python", "bench/scale.py", *(argv if argv is not None else sys.argv[1:])])
-    args.out.write_text(report(results, command), encoding="utf-8")
+    args.out.write_text(report(results, ".venv/bin/python bench/scale.py"), encoding="utf-8")
     log(f"wrote {args.out}")
     return 0
 

@@ -75,7 +75,9 @@ def sync_lexical(store: Store, settings: StoreSettings, force: bool = False) -> 
     started = time.time()
     if state is not None:
         since = float(state.get("since", "0") or 0.0)
-        if index.update(store.iter_papers(since=since - LEXICAL_SLACK), revision, since=started) == count:
+        n = index.update(store.iter_papers(since=since - LEXICAL_SLACK), revision, since=started)
+        # a count taken again covers papers another ingest committed while the update ran (no rebuild for them)
+        if n == count or n == store.count():
             return index
     index.rebuild(store.iter_papers(), revision, since=started)
     return index

@@ -15,6 +15,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -72,15 +73,21 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return out
 
 
-def _check_not_binary(path: Path) -> None:
-    """A NUL byte anywhere means a binary file (text after 8 KB of binary-looking data is still not a corpus)."""
+@contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """An operating-system error while reading ``path`` becomes an :class:`InputError` naming it."""
     try:
-        with path.open("rb") as fh:
-            while block := fh.read(1 << 20):
-                if b"\x00" in block:
-                    raise InputError(f"{path}: looks like a binary file, not text")
+        yield
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
+def _check_not_binary(path: Path) -> None:
+    """A NUL byte anywhere means a binary file (text after 8 KB of binary-looking data is still not a corpus)."""
+    with _reading(path), path.open("rb") as fh:
+        while block := fh.read(1 << 20):
+            if b"\x00" in block:
+                raise InputError(f"{path}: looks like a binary file, not text")
 
 
 def _not_utf8(path: Path, line: int, byte: int) -> InputError:
@@ -90,10 +97,8 @@ def _not_utf8(path: Path, line: int, byte: int) -> InputError:
 def read_text(path: Path) -> str:
     """The whole file as normalised text (for the formats that need all of it: .txt, .json, .csv)."""
     _check_not_binary(path)
-    try:
+    with _reading(path):
         data = path.read_bytes()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -108,19 +113,16 @@ def read_lines(path: Path) -> Iterator[tuple[int, str]]:
     as one string took about 16 times its size in memory.
     """
     _check_not_binary(path)
-    try:
-        with path.open("rb") as fh:
-            for lineno, raw in enumerate(fh, start=1):
-                if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
-                    raw = raw[len(codecs.BOM_UTF8) :]
-                raw = raw.removesuffix(b"\n").removesuffix(b"\r")
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    raise _not_utf8(path, lineno, raw[e.start]) from None
-                yield lineno, normalise(line)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+    with _reading(path), path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8) :]
+            raw = raw.removesuffix(b"\n").removesuffix(b"\r")
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise _not_utf8(path, lineno, raw[e.start]) from None
+            yield lineno, normalise(line)
 
 
 def _venue_from_header(line: str) -> tuple[str, int | None]:

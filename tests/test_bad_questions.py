@@ -435,7 +435,7 @@ def test_http_api(web) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_chat_in_the_browser(web) -> None:  # type: ignore[no-untyped-def]
-    from tests.test_ui import ARGS, CHROMIUM
+    from tests.test_ui import ARGS, CHROMIUM, ask
 
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
@@ -448,16 +448,7 @@ def test_chat_in_the_browser(web) -> None:  # type: ignore[no-untyped-def]
         page.wait_for_selector("#question textarea", timeout=60_000)
 
         def chat(question: str) -> tuple[str, str]:
-            before = page.locator("#chat .message").count()
-            page.fill("#question textarea", question)
-            page.click("#ask")
-            page.wait_for_function(
-                "([n]) => document.querySelectorAll('#chat .message').length >= n + 2 && "
-                "/Answer mode|⚠️/.test(document.querySelector('#notice')?.innerText || '')",
-                arg=[before],
-                timeout=60_000,
-            )
-            page.wait_for_timeout(200)
+            ask(page, question, done="Answer mode|⚠️")
             return str(page.locator("#chat .message").last.inner_text()), str(page.locator("#notice").inner_text())
 
         reply, notice = chat("   ")

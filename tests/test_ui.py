@@ -73,15 +73,16 @@ def page(browser, ui):  # type: ignore[no-untyped-def]
     context.close()
 
 
-def ask(page: Any, question: str, n_sources: int | None = None) -> None:
+def ask(page: Any, question: str, done: str = "Answer mode") -> None:
+    """Ask in the chat and wait for the answer: two new messages, and a notice matching the regex ``done``."""
     before = page.locator("#chat .message").count()
     page.fill("#question textarea", question)
     page.click("#ask")
     # the first update adds the two messages and clears the notice; the final one sets the notice again
     page.wait_for_function(
-        "([n]) => document.querySelectorAll('#chat .message').length >= n + 2"
-        " && document.querySelector('#notice')?.innerText.includes('Answer mode')",
-        arg=[before],
+        "([n, done]) => document.querySelectorAll('#chat .message').length >= n + 2"
+        " && new RegExp(done).test(document.querySelector('#notice')?.innerText || '')",
+        arg=[before, done],
         timeout=60_000,
     )
     page.wait_for_timeout(300)

@@ -47,7 +47,8 @@ _VERBS = (
     r"frameworks|approach|approaches|architecture|architectures|task|tasks)"
 )
 _LEADING = re.compile(rf"^\s*(?:{_VERBS}(?:\s*,\s*|\s+|$))+", re.IGNORECASE)
-_ALTERNATIVES = re.compile(r"\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s+and/or\s+", re.IGNORECASE)
+# Each branch may start only where a run of blanks starts, so a long run is tried once, not at every blank.
+_ALTERNATIVES = re.compile(r"(?<!\s)\s*,\s*(?:or\s+|and\s+)?|(?<!\s)\s+or\s+|(?<!\s)\s+and/or\s+", re.IGNORECASE)
 
 
 @dataclass
@@ -63,18 +64,44 @@ class Question:
         return content_stems(self.topic or self.text)
 
 
-# A dangling connective left at the end of a topic ("information bottleneck OR", "… and/or") joins nothing.
-_DANGLING = re.compile(r"(?:[\s,;]+(?:and\s*/\s*or|or|and|nor|not|and\s+not))+$", re.IGNORECASE)
 _END_PUNCT = frozenset(" ?!.…؟？。！\ufe0e\ufe0f")
+_TAIL_SEPARATORS = frozenset(",;:/")
+# A dangling connective left at the end of a topic ("information bottleneck OR", "… and/or") joins nothing.
+_CONNECTIVES = frozenset({"and", "or", "nor", "not", "and/or"})
+
+
+def _is_tail_symbol(c: str) -> bool:
+    return c in _END_PUNCT or c.isspace() or unicodedata.category(c) in ("So", "Sk", "Cf")
 
 
 def _strip_end(text: str) -> str:
     """Without trailing question marks, full stops, emoji and other symbols (``information bottleneck? 🤔``)."""
-    while text and (
-        text[-1] in _END_PUNCT or text[-1].isspace() or unicodedata.category(text[-1]) in ("So", "Sk", "Cf")
-    ):
-        text = text[:-1]
-    return text
+    end = len(text)
+    while end and _is_tail_symbol(text[end - 1]):
+        end -= 1
+    return text[:end]
+
+
+def _trim_tail(text: str) -> str:
+    """Without trailing punctuation, symbols and dangling connectives ("X, or?" → "X"), in one backward pass."""
+    end = len(text)
+    while end:
+        c = text[end - 1]
+        if _is_tail_symbol(c) or c in _TAIL_SEPARATORS:
+            end -= 1
+            continue
+        start = end
+        while start and (text[start - 1].isalpha() or text[start - 1] == "/"):
+            start -= 1
+        joined = start > 0 and (text[start - 1].isspace() or text[start - 1] in ",;")
+        if joined and text[start:end].lower() in _CONNECTIVES:
+            end = start
+            continue
+        break
+    return text[:end]
+
+
+_IN_CORPUS = re.compile(r"(?<!\s)\s+(?:in\s+(?:this|the)\s+(?:corpus|list|collection)|here)$", re.IGNORECASE)
 
 
 def topic_of(question: str) -> str:
@@ -82,16 +109,11 @@ def topic_of(question: str) -> str:
     q = _strip_end(one_line(question))
     q = _PREFIX.sub("", q, count=1)
     q = _LEADING.sub("", q)
-    q = re.sub(r"\s+(?:in\s+(?:this|the)\s+(?:corpus|list|collection)|here)$", "", q, flags=re.IGNORECASE)
-    while True:
-        shorter = _strip_end(_DANGLING.sub("", q).rstrip(" ,;:"))
-        if shorter == q:
-            break
-        q = shorter
-    return q.strip(" ,;:\"'“”")
+    q = _IN_CORPUS.sub("", q)
+    return _trim_tail(q).strip(" ,;:\"'“”")
 
 
-_PAREN_ACRONYM = re.compile(r"\s*\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
+_PAREN_ACRONYM = re.compile(r"(?<!\s)\s*\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 # Words that name a kind of work rather than a topic: "backdoor attacks or defenses" means backdoor defenses.
 _HEADS = frozenset(
     {
@@ -122,7 +144,9 @@ _HEADS = frozenset(
         "verification",
     }
 )
-_GENERIC_TAIL = re.compile(r"\s+(?:models?|methods?|approaches|techniques?|algorithms?|frameworks?|reasoning)$", re.I)
+_GENERIC_TAIL = re.compile(
+    r"(?<!\s)\s+(?:models?|methods?|approaches|techniques?|algorithms?|frameworks?|reasoning)$", re.I
+)
 
 
 def expand(alternatives: list[str]) -> list[str]:

@@ -1,24 +1,50 @@
-"""The cited papers of an answer as Markdown, CSV or BibTeX."""
+"""The cited papers of an answer as Markdown, CSV or BibTeX: files that are inert wherever they are opened.
+
+- **Markdown:** every character that could start a link, an image, raw HTML or an entity (``[ ] ( ) < > ! & \\``)
+  is backslash-escaped, so a viewer shows titles, evidence and the answer as text and fetches nothing;
+  emphasis and lists still render.
+- **CSV:** a cell that a spreadsheet would run as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or
+  a carriage return) is prefixed with ``'``, as OWASP advises; the ``csv`` module does the quoting.
+- **BibTeX:** field values keep their text; a brace that would unbalance its field is written as
+  ``\\textbraceleft{}`` / ``\\textbraceright{}``. Keys are unique within a file and stable per paper.
+"""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import re
 
-from .types import Answer
+from vectorstore.text import STOPWORDS, tokens
+
+from .types import Answer, Citation
+
+_MD_ACTIVE = re.compile(r"([\\\[\]()<>!&`])")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def md_inert(text: str) -> str:
+    """Text for a Markdown file that renders as itself: no link, image, HTML, entity or code span can form."""
+    return _MD_ACTIVE.sub(r"\\\1", text)
 
 
 def to_markdown(answer: Answer) -> str:
-    lines = [f"# {answer.question}", "", answer.text, "", "## Cited papers", ""]
+    lines = [f"# {md_inert(answer.question)}", "", md_inert(answer.text), "", "## Cited papers", ""]
     for c in answer.citations:
-        venue = f" — {c.venue}" if c.venue else ""
-        lines.append(f"[{c.n}] **{c.title}**{venue}  ")
-        lines.append(f"> {c.evidence}")
+        venue = f" — {md_inert(c.venue)}" if c.venue else ""
+        lines.append(f"\\[{c.n}\\] **{md_inert(c.title)}**{venue}  ")
+        lines.append(f"> {md_inert(c.evidence)}")
         for url in c.code_urls:
-            lines.append(f"Code: <{url}>")
+            lines.append(f"Code: {md_inert(url)}  ")
         lines.append("")
     return "\n".join(lines)
+
+
+def csv_cell(value: object) -> str:
+    """A cell a spreadsheet shows as text (never runs as a formula)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def to_csv(answer: Answer) -> str:
@@ -26,39 +52,61 @@ def to_csv(answer: Answer) -> str:
     w = csv.writer(buf)
     w.writerow(["n", "paper_id", "title", "venue", "year", "score", "evidence", "url", "code_urls", "abstract"])
     for c in answer.citations:
-        w.writerow(
-            [
-                c.n,
-                c.paper_id,
-                c.title,
-                c.venue,
-                c.year or "",
-                c.score,
-                c.evidence,
-                c.url,
-                " ".join(c.code_urls),
-                c.abstract,
-            ]
-        )
+        row = [c.n, c.paper_id, c.title, c.venue, c.year or "", c.score, c.evidence, c.url, " ".join(c.code_urls),
+               c.abstract]  # fmt: skip
+        w.writerow([csv_cell(v) for v in row])
     return buf.getvalue()
 
 
-def _bib(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("{", "\\{").replace("}", "\\}")
+def bib_value(text: str) -> str:
+    """A BibTeX field value (without its outer braces): braces balanced, every other character kept."""
+    depth = 0
+    opened: list[int] = []
+    out: list[str] = []
+    for ch in text:
+        if ch == "{":
+            opened.append(len(out))
+            out.append(ch)
+            depth += 1
+        elif ch == "}":
+            if depth:
+                depth -= 1
+                opened.pop()
+                out.append(ch)
+            else:
+                out.append("\\textbraceright{}")
+        else:
+            out.append(ch)
+    for i in opened:  # braces never closed
+        out[i] = "\\textbraceleft{}"
+    return "".join(out)
+
+
+def bib_key(c: Citation) -> str:
+    """``word`` + year + a short hash of the paper id: stable for a paper, and readable."""
+    words = [w for w in tokens(c.title) if w not in STOPWORDS and w.isascii() and w.isalnum()] or ["paper"]
+    digest = hashlib.sha1(c.paper_id.encode("utf-8")).hexdigest()[:6]
+    return f"{words[0][:20]}{c.year or ''}-{digest}"
 
 
 def to_bibtex(answer: Answer) -> str:
     entries = []
+    used: set[str] = set()
     for c in answer.citations:
-        word = (re.findall(r"[A-Za-z0-9]+", c.title) or ["paper"])[0].lower()
-        key = f"{word}{c.year or ''}_{re.sub(r'[^A-Za-z0-9]', '', c.paper_id)[:8]}"
-        fields = [f"  title = {{{_bib(c.title)}}}", f"  abstract = {{{_bib(c.abstract)}}}"]
+        key = bib_key(c)
+        base, n = key, 1
+        while key in used:  # two papers with one hash prefix: still unique within the file
+            n += 1
+            key = f"{base}-{n}"
+        used.add(key)
+        fields = [("title", c.title), ("abstract", c.abstract)]
         if c.venue:
-            fields.append(f"  booktitle = {{{_bib(c.venue)}}}")
+            fields.append(("booktitle", c.venue))
         if c.year:
-            fields.append(f"  year = {{{c.year}}}")
+            fields.append(("year", str(c.year)))
         if c.url or c.code_urls:
-            fields.append(f"  url = {{{_bib(c.url or c.code_urls[0])}}}")
-        fields.append(f"  note = {{askpapers id {_bib(c.paper_id)}}}")
-        entries.append("@inproceedings{" + key + ",\n" + ",\n".join(fields) + "\n}")
+            fields.append(("url", c.url or c.code_urls[0]))
+        fields.append(("note", f"askpapers id {c.paper_id}"))
+        body = ",\n".join(f"  {name} = {{{bib_value(value)}}}" for name, value in fields)
+        entries.append("@inproceedings{" + key + ",\n" + body + "\n}")
     return "\n\n".join(entries) + ("\n" if entries else "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import re
 import sys
 import traceback
 from collections.abc import Sequence
@@ -15,19 +16,29 @@ from pathlib import Path
 from typing import Any
 
 from vectorstore.errors import AskPapersError
+from vectorstore.text import BIDI_CONTROLS, printable
 
 log = logging.getLogger("askpapers")
 
 
-def _filters(args: argparse.Namespace) -> dict[str, Any] | None:
-    f: dict[str, Any] = {}
-    if getattr(args, "venue", None):
-        f["venue"] = args.venue
-    if getattr(args, "year", None):
-        f["year"] = args.year
-    if getattr(args, "has_code", False):
-        f["has_code"] = True
-    return f or None
+def _filters(args: argparse.Namespace) -> dict[str, Any]:
+    """The filter flags as the API takes them (it validates them)."""
+    return {"venue": args.venue, "year": args.year, "has_code": args.has_code or None}
+
+
+# Characters a terminal may act on that JSON leaves raw (C1 controls, line/paragraph separators, bidi overrides).
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029" + BIDI_CONTROLS + "]")
+
+
+def json_out(obj: Any) -> None:
+    """Print JSON that is exact (every string as it is) and inert on a terminal: such characters are \\u-escaped."""
+    text = json.dumps(obj, ensure_ascii=False, indent=2)
+    print(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text))
+
+
+def say(text: str = "", end: str = "\n", file: Any = None) -> None:
+    """Print text that came from the corpus or a model: escape sequences and control characters dropped."""
+    print(printable(text), end=end, file=file or sys.stdout, flush=end == "")
 
 
 def _stream_answer(items: Any) -> Any:
@@ -38,36 +49,36 @@ def _stream_answer(items: Any) -> Any:
     for item in items:
         if isinstance(item, Answer):
             if shown:
-                print("\n")
+                say("\n")
             if shown and "".join(shown).strip() == item.text.strip():
                 _print_answer(item, False, text=False)
             else:
                 if shown:
-                    print("Checked answer:\n" if item.mode == "llm" else "")
+                    say("Checked answer:\n" if item.mode == "llm" else "")
                 _print_answer(item, False)
             return item
         if item and (shown or item.strip()) and not isinstance(item, Answer):
             shown.append(item)
-            print(item, end="", flush=True)
+            say(item, end="")
     return None
 
 
 def _print_answer(answer: Any, as_json: bool, text: bool = True) -> None:
     if as_json:
-        print(json.dumps(answer.to_dict(), ensure_ascii=False, indent=2))
+        json_out(answer.to_dict())
         return
     if text:
-        print(answer.text)
+        say(answer.text)
     for flag in answer.unsupported:
-        print(f"\nUnsupported by the cited papers: {flag}")
+        say(f"\nUnsupported by the cited papers: {flag}")
     for note in answer.notices:
-        print(f"\nNote: {note}")
+        say(f"\nNote: {note}")
     if answer.citations:
-        print()
+        say()
         for c in answer.citations:
             where = f" · {c.venue}" if c.venue else ""
             code = f" · code: {', '.join(c.code_urls)}" if c.code_urls else ""
-            print(f"[{c.n}] {c.title}{where}{code}")
+            say(f"[{c.n}] {c.title}{where}{code}")
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -76,11 +87,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     report = ingest(args.paths, get_settings().store, skip_bad=args.skip_bad, progress=args.progress)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2))
+        json_out(report.to_dict())
     else:
         for m in report.messages:
-            print(m, file=sys.stderr)
-        print(report.summary())
+            say(m, file=sys.stderr)
+        say(report.summary())
     return 0
 
 
@@ -100,13 +111,13 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     hits = search(args.query, args.k, filters=_filters(args))
     if args.json:
-        print(json.dumps({"query": args.query, "results": [h.to_dict() for h in hits]}, ensure_ascii=False, indent=2))
+        json_out({"query": args.query, "results": [h.to_dict() for h in hits]})
         return 0
     if not hits:
         print("No papers found.")
     for i, h in enumerate(hits, start=1):
         venue = f" · {h.venue}" if h.venue else ""
-        print(f"{i:2}. {h.title}{venue}  (score {h.score:.4f})\n    {h.snippet[:240]}")
+        say(f"{i:2}. {h.title}{venue}  (score {h.score:.4f})\n    {printable(h.snippet, newlines=False)[:240]}")
     return 0
 
 
@@ -137,7 +148,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
         try:
             answer = _stream_answer(ask_stream(question, history, mode=args.mode, filters=_filters(args)))
         except AskPapersError as e:
-            print(f"error: {e}\n")
+            say(f"error: {e}\n")
             continue
         print()
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
@@ -161,7 +172,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if not args.corpus or len(args.corpus) != 1 or not args.qrels:
             raise InputError("BEIR queries need --corpus corpus.jsonl and --qrels qrels.tsv")
         report = eval_beir(args.corpus[0], args.gold, args.qrels, cache, limit=args.limit)
-    print(json.dumps(report.to_dict(), indent=2) if args.json else report.table())
+    if args.json:
+        json_out(report.to_dict())
+    else:
+        say(report.table())
     return 0
 
 
@@ -249,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except AskPapersError as e:
-        print(f"askpapers: error: {e}", file=sys.stderr)
+        say(f"askpapers: error: {e}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("askpapers: interrupted", file=sys.stderr)
@@ -260,7 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             log_path.write_text(traceback.format_exc(), encoding="utf-8")
         except OSError:
             log_path = Path("(not written)")
-        print(f"askpapers: internal error: {type(e).__name__}: {e} (traceback in {log_path})", file=sys.stderr)
+        say(f"askpapers: internal error: {type(e).__name__}: {e} (traceback in {log_path})", file=sys.stderr)
         return 70
 
 

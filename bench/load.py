@@ -63,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import ROOT, load, log, machine, pct, versions
 
 BUNDLED = ROOT / "data" / "icml2026"
+NO_OPTIONS = [None, None, None, None]  # /ask's k, venue, year and has_code: the defaults
 HOST = "127.0.0.1"
 MODE = "extractive"  # deterministic answers: the isolation check compares them with the reference answers
 API_NAME = "/ask"
@@ -334,8 +335,8 @@ class SessionApi:
 
     def call(self, question: str, history: list[Message] | None, timeout: float) -> Any:
         deadline = time.monotonic() + timeout
-        payload = {"data": [question, history, MODE], "fn_index": self.fn_index, "session_hash": self.session_hash,
-                   "event_data": None, "trigger_id": None}  # fmt: skip
+        payload = {"data": [question, history, MODE, *NO_OPTIONS], "fn_index": self.fn_index,
+                   "session_hash": self.session_hash, "event_data": None, "trigger_id": None}  # fmt: skip
         event_id = _post_json(self.url + "gradio_api/queue/join", payload, timeout)["event_id"]
         for _, data in _events(f"{self.url}gradio_api/queue/data?session_hash={self.session_hash}", deadline):
             msg = json.loads(data)
@@ -365,7 +366,8 @@ class CallApi:
 
     def call(self, question: str, history: list[Message] | None, timeout: float) -> Any:
         deadline = time.monotonic() + timeout
-        event_id = _post_json(f"{self.url}gradio_api/call{API_NAME}", {"data": [question, history, MODE]}, timeout)
+        body = {"data": [question, history, MODE, *NO_OPTIONS]}
+        event_id = _post_json(f"{self.url}gradio_api/call{API_NAME}", body, timeout)
         for event, data in _events(f"{self.url}gradio_api/call{API_NAME}/{event_id['event_id']}", deadline):
             if event == "error":
                 raise RuntimeError(f"the event stream reported an error: {data}")

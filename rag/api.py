@@ -15,54 +15,30 @@ import numpy as np
 from vectorstore.errors import QuestionError, StoreError
 from vectorstore.pipeline import ingest
 from vectorstore.text import content_stems
-from vectorstore.types import IngestReport, Paper
+from vectorstore.types import Filters, IngestReport, Paper
 
-from . import extractive
+from . import extractive, inputs
 from .citations import ContextPaper, check
 from .corpus import MapPoint, build_map
+from .inputs import clean_question
 from .query import analyse
 from .retrieve import Retriever
 from .settings import Settings, get_settings
-from .types import Answer, Hit
+from .types import Answer, Hit, Message
 
 log = logging.getLogger("askpapers")
 Mode = Literal["auto", "extractive", "llm"]
-Message = dict[str, Any]
-MAX_QUESTION_CHARS = 2000
-# Terminal escape sequences (colours, cursor moves, titles) are dropped whole, so "\x1b[31m" leaves no "[31m";
-# other control characters are dropped (one inside a word keeps the word whole), blank-like ones become spaces.
-_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\))")
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
-_BLANK_CONTROL = re.compile(r"[\x0b-\x0d\x1c-\x1f\x85]")
+MessageLike = Message | dict[str, Any]
+SEARCH_MOST = 500  # the most results one search returns
 # A paper named by id: a 16-hex-digit id (the form askpapers gives papers) or "paper id X" where X has a digit.
 _PAPER_ID = re.compile(
     r"(?<![\w-])([0-9a-f]{16})(?![\w-])|\bpaper[ _-]?id\s*[:=#]?\s*[\"'“‘`]?([\w.:/-]*\d[\w.:/-]*\w|\d)", re.IGNORECASE
 )
 
 
-def clean_question(question: str) -> str:
-    if not isinstance(question, str):
-        raise QuestionError("the question must be text")
-    q = _BLANK_CONTROL.sub(" ", _CONTROL.sub("", _ANSI.sub("", question))).strip()
-    if not q:
-        raise QuestionError("the question is empty; ask something like “Which papers use information bottleneck?”")
-    if len(q) > MAX_QUESTION_CHARS:
-        raise QuestionError(f"the question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}")
-    return q
-
-
-def previous_questions(history: Sequence[Message] | None) -> list[str]:
-    """The user's earlier questions, oldest first, from OpenAI-style ``{"role", "content"}`` messages."""
-    out = []
-    for m in history or []:
-        if (
-            isinstance(m, dict)
-            and m.get("role") == "user"
-            and isinstance(m.get("content"), str)
-            and m["content"].strip()
-        ):
-            out.append(m["content"])
-    return out
+def previous_questions(history: Sequence[Message]) -> list[str]:
+    """The user's earlier questions, oldest first."""
+    return [m.content for m in history if m.role == "user" and m.content.strip()]
 
 
 class AskPapers:
@@ -95,6 +71,12 @@ class AskPapers:
         """Every paper in the store, by title."""
         return sorted(self.retriever.store.iter_papers(), key=lambda p: p.title.lower())
 
+    def paper(self, paper_id: str) -> Paper | None:
+        """One paper by id, or None."""
+        if not isinstance(paper_id, str) or not paper_id or len(paper_id) > 500:
+            return None
+        return self.retriever.papers([paper_id]).get(paper_id)
+
     def corpus_map(self) -> list[MapPoint]:
         """Papers as 2-D points coloured by topic (cached until the store changes)."""
         store = self.retriever.store
@@ -116,23 +98,25 @@ class AskPapers:
         self.retriever.refresh()
         return report
 
-    def search(self, query: str, k: int | None = None, *, filters: dict[str, Any] | None = None) -> list[Hit]:
+    def search(self, query: str, k: int | None = None, *, filters: Filters | dict[str, Any] | None = None) -> list[Hit]:
         text = clean_question(query)
+        n = inputs.k_value(k, SEARCH_MOST) or self.settings.retrieval.k
+        scope = inputs.filters_value(filters)
         if not content_stems(text):  # only stop-words, punctuation or emoji: nothing to rank the papers by
             return []
         q = analyse(text)
         if q.kind == "list" and q.topic:  # "Which papers use X?": search for X and its spellings
-            return self.retriever.search(q.topic, k or self.settings.retrieval.k, filters, q.alternatives)
-        return self.retriever.search(text, k or self.settings.retrieval.k, filters)
+            return self.retriever.search(q.topic, n, scope, q.alternatives)
+        return self.retriever.search(text, n, scope)
 
     def ask(
         self,
         question: str,
-        history: Sequence[Message] | None = None,
+        history: Sequence[MessageLike] | None = None,
         *,
         mode: Mode | None = None,
         k: int | None = None,
-        filters: dict[str, Any] | None = None,
+        filters: Filters | dict[str, Any] | None = None,
     ) -> Answer:
         """The finished answer (the last item of :meth:`ask_stream`)."""
         answer: Answer | None = None
@@ -145,32 +129,41 @@ class AskPapers:
     def ask_stream(
         self,
         question: str,
-        history: Sequence[Message] | None = None,
+        history: Sequence[MessageLike] | None = None,
         *,
         mode: Mode | None = None,
         k: int | None = None,
-        filters: dict[str, Any] | None = None,
+        filters: Filters | dict[str, Any] | None = None,
     ) -> Iterator[str | Answer]:
-        """Yield pieces of answer text as they are generated, then the checked :class:`Answer`."""
+        """Yield pieces of answer text as they are generated, then the checked :class:`Answer`.
+
+        Every argument is validated before any work (see :mod:`rag.inputs`).
+        """
         t0 = time.perf_counter()
         text = clean_question(question)
-        mode = mode or self.settings.mode
-        if mode not in ("auto", "extractive", "llm"):
-            raise QuestionError(f"unknown mode '{mode}' (use auto, extractive or llm)")
+        chosen = inputs.mode_value(mode, self.settings.mode)
+        messages = inputs.history(history)
+        n = inputs.k_value(k, self.settings.retrieval.max_list)
+        scope = inputs.filters_value(filters)
+        return self._stream(text, messages, chosen, n, scope, t0)
+
+    def _stream(
+        self, text: str, messages: list[Message], mode: str, k: int | None, filters: Filters, t0: float
+    ) -> Iterator[str | Answer]:
         configured = self.settings.llm.configured
         if mode == "llm" and not configured:
             raise QuestionError(
                 "mode 'llm' needs an LLM endpoint, and none is configured: set OPENAI_API_KEY "
                 "(and OPENAI_BASE_URL for a local server), or use mode 'extractive'"
             )
-        earlier = previous_questions(history)
+        earlier = previous_questions(messages)
         fallback = self._extractive(text, earlier, filters, k)
         if mode == "extractive" or not configured or self._missing_ids(text):
             fallback.latency_s = time.perf_counter() - t0
             yield fallback.text
             yield fallback
             return
-        yield from self._llm_stream(text, list(history or []), earlier, fallback, filters, k, t0)
+        yield from self._llm_stream(text, messages, earlier, fallback, filters, k, t0)
 
     def _llm_stream(
         self,
@@ -178,7 +171,7 @@ class AskPapers:
         history: list[Message],
         earlier: list[str],
         fallback: Answer,
-        filters: dict[str, Any] | None,
+        filters: Filters,
         k: int | None,
         t0: float,
     ) -> Iterator[str | Answer]:
@@ -240,8 +233,11 @@ class AskPapers:
             )
         if checked.unsupported:
             notices.append(f"{len(checked.unsupported)} sentence(s) are not supported by the papers they cite.")
-        if checked.stripped:
-            notices.append(f"Removed {checked.stripped} image(s) or HTML tag(s) from the model's answer.")
+        if checked.markup:
+            notices.append(
+                f"The model's answer contained {checked.markup} image(s) or HTML element(s); "
+                "they are shown as text and never loaded."
+            )
         yield Answer(
             question=text,
             text=checked.text,
@@ -255,11 +251,10 @@ class AskPapers:
             usage=usage,
             latency_s=time.perf_counter() - t0,
             removed_markers=checked.removed,
+            raw=raw,
         )
 
-    def _context(
-        self, standalone: str, earlier: list[str], fallback: Answer, filters: dict[str, Any] | None
-    ) -> list[ContextPaper]:
+    def _context(self, standalone: str, earlier: list[str], fallback: Answer, filters: Filters) -> list[ContextPaper]:
         """Papers for the prompt: the extractive answer's, the previous answer's, then search hits."""
         limit = self.settings.llm.context_papers
         ids: dict[str, float] = {c.paper_id: c.score for c in fallback.citations}
@@ -281,9 +276,7 @@ class AskPapers:
         known = self.retriever.papers(list(dict.fromkeys(named + [n.lower() for n in named])))
         return [n for n in named if n not in known and n.lower() not in known]
 
-    def _extractive(
-        self, text: str, earlier: list[str], filters: dict[str, Any] | None, k: int | None, depth: int = 0
-    ) -> Answer:
+    def _extractive(self, text: str, earlier: list[str], filters: Filters, k: int | None, depth: int = 0) -> Answer:
         q = analyse(text)
         missing = self._missing_ids(text)
         if missing:
@@ -323,11 +316,11 @@ def default_app(settings: Settings | None = None) -> AskPapers:
 
 def ask(
     question: str,
-    history: Sequence[Message] | None = None,
+    history: Sequence[MessageLike] | None = None,
     *,
     mode: Mode | None = None,
     k: int | None = None,
-    filters: dict[str, Any] | None = None,
+    filters: Filters | dict[str, Any] | None = None,
     settings: Settings | None = None,
 ) -> Answer:
     """Answer a question about the papers, with numbered citations (see :class:`rag.types.Answer`)."""
@@ -336,11 +329,11 @@ def ask(
 
 def ask_stream(
     question: str,
-    history: Sequence[Message] | None = None,
+    history: Sequence[MessageLike] | None = None,
     *,
     mode: Mode | None = None,
     k: int | None = None,
-    filters: dict[str, Any] | None = None,
+    filters: Filters | dict[str, Any] | None = None,
     settings: Settings | None = None,
 ) -> Iterator[str | Answer]:
     """Yield answer text pieces as they arrive, then the final, checked :class:`Answer`."""
@@ -348,7 +341,11 @@ def ask_stream(
 
 
 def search(
-    query: str, k: int = 10, *, filters: dict[str, Any] | None = None, settings: Settings | None = None
+    query: str,
+    k: int | None = None,
+    *,
+    filters: Filters | dict[str, Any] | None = None,
+    settings: Settings | None = None,
 ) -> list[Hit]:
     """The ``k`` papers that best match ``query`` (hybrid dense + BM25, one entry per paper)."""
     return default_app(settings).search(query, k, filters=filters)

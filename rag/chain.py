@@ -22,6 +22,7 @@ from vectorstore.config import PROJECT_ROOT
 
 from .citations import ContextPaper
 from .settings import LLMSettings
+from .types import Message
 
 PROMPTS_DIR = PROJECT_ROOT / "prompts"
 _FENCE = re.compile(r"</?\s*(?:abstract|paper|papers|system|instructions?)\b[^>]*>", re.IGNORECASE)
@@ -70,14 +71,9 @@ def condense_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], str]:
     return prompt | llm | StrOutputParser()
 
 
-def format_history(history: Sequence[dict[str, Any]], max_chars: int = 4000) -> str:
-    lines = []
-    for m in history:
-        role = str(m.get("role", ""))
-        content = m.get("content")
-        if role in ("user", "assistant") and isinstance(content, str) and content.strip():
-            lines.append(f"{role}: {content.strip()}")
-    text = "\n".join(lines)
+def format_history(history: Sequence[Message], max_chars: int = 4000) -> str:
+    """The conversation for the condense prompt: its last ``max_chars`` characters."""
+    text = "\n".join(f"{m.role}: {m.content.strip()}" for m in history if m.content.strip())
     return text[-max_chars:]
 
 

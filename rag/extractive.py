@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from vectorstore.text import acronym_definitions, contains_phrase, content_stems, phrase_forms, sentence_spans, stems
-from vectorstore.types import Paper
+from vectorstore.types import Filters, Paper
 
 from .query import Question
 from .retrieve import Candidate, Retriever, to_hit
@@ -106,13 +105,13 @@ def _forms(p: Paper) -> set[str]:
 def match_topic(
     retriever: Retriever,
     alternatives: list[str],
-    filters: dict[str, Any] | None = None,
+    filters: Filters | None = None,
     within: list[str] | None = None,
 ) -> list[Match]:
     """Every paper that matches any of the alternative phrasings of a topic, best first."""
     r = retriever.settings.retrieval
     sims: dict[str, tuple[float, str]] = {}
-    scope = dict(filters or {})
+    scope = filters
     for alt in alternatives[:DENSE_SPELLINGS]:
         if within is not None:
             dense = best_of(retriever, alt, within)
@@ -126,7 +125,7 @@ def match_topic(
     if within is not None:
         ids = list(within)
     else:
-        ids = [pid for pid, _ in retriever.lexical.phrase_search(alternatives, 5 * r.max_list, scope)]
+        ids = [pid for pid, _ in retriever.phrase_search(alternatives, 5 * r.max_list, scope)]
         ids += [pid for pid, (sim, _) in sims.items() if sim >= DENSE_WITH_TERMS and pid not in set(ids)]
     papers = retriever.papers(ids)
     variants = spellings(alternatives, [p.abstract for p in papers.values()])
@@ -195,9 +194,7 @@ def _citation(n: int, p: Paper, evidence: str, score: float) -> Citation:
     )
 
 
-def answer_list(
-    retriever: Retriever, q: Question, filters: dict[str, Any] | None, within: list[str] | None = None
-) -> Answer:
+def answer_list(retriever: Retriever, q: Question, filters: Filters | None, within: list[str] | None = None) -> Answer:
     if not q.alternatives or not any(content_stems(a) for a in q.alternatives):
         return Answer(
             question=q.text,
@@ -227,7 +224,7 @@ def answer_list(
 
 
 def answer_factoid(
-    retriever: Retriever, q: Question, filters: dict[str, Any] | None, within: list[str] | None = None
+    retriever: Retriever, q: Question, filters: Filters | None, within: list[str] | None = None
 ) -> Answer:
     terms = content_stems(q.text)
     if not any(not t.isdigit() for t in terms):  # nothing, or only numbers ("1 OR 1=1")
@@ -267,7 +264,7 @@ def _title_hit(p: Paper, names: list[str]) -> bool:
     return any(n in p.title for n in names)
 
 
-def nearest_hits(retriever: Retriever, topic: str, filters: dict[str, Any] | None, k: int = 3) -> list[Hit]:
+def nearest_hits(retriever: Retriever, topic: str, filters: Filters | None, k: int = 3) -> list[Hit]:
     cands = retriever.candidates(topic, filters)[:k]
     papers = retriever.papers([c.paper_id for c in cands])
     return [to_hit(papers[c.paper_id], c) for c in cands if c.paper_id in papers]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
 import numpy as np
 
@@ -13,12 +15,13 @@ from vectorstore.embed import Embedder, get_embedder
 from vectorstore.lexical import LexicalIndex
 from vectorstore.pipeline import sync_lexical
 from vectorstore.store import Store, read_only_snapshot, where_clause
-from vectorstore.types import Paper
+from vectorstore.types import Filters, Paper
 
 from .settings import Settings
 from .types import Hit
 
 log = logging.getLogger("askpapers")
+T = TypeVar("T")
 PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
 
 
@@ -89,23 +92,46 @@ class Retriever:
                 self._papers_key = key
             return self._lexical
 
+    def _lexical_call(self, call: Callable[[LexicalIndex], T]) -> T:
+        """Run ``call`` on the fresh BM25 index; a damaged index file is rebuilt from the store, then retried.
+
+        The index is a cache: if its file is overwritten or corrupted while the app runs, the next question
+        rebuilds it instead of failing until another process does.
+        """
+        index = self.refresh()
+        try:
+            return call(index)
+        except sqlite3.DatabaseError as e:
+            log.warning("askpapers: the BM25 index %s is damaged (%s); rebuilding it from the store", index.path, e)
+            with self._lock:
+                self._lexical = sync_lexical(self.store, self.settings.store, force=True)
+                self._lexical_key = self.store.revision
+                index = self._lexical
+            return call(index)
+
     @property
     def lexical(self) -> LexicalIndex:
         """The BM25 index, up to date with the store (see :meth:`refresh`)."""
         return self.refresh()
 
+    def lexical_search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """BM25 over the query's words: (paper_id, score), best first."""
+        return self._lexical_call(lambda index: index.search(query, n, filters))
+
+    def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """Papers stating one of the phrases (consecutive stemmed words), best BM25 first."""
+        return self._lexical_call(lambda index: index.phrase_search(phrases, n, filters))
+
     def embed(self, text: str) -> np.ndarray:
         return self.embedder.embed_query(text)
 
-    def dense(
-        self, text: str, filters: dict[str, Any] | None = None, n: int | None = None
-    ) -> dict[str, tuple[float, str]]:
+    def dense(self, text: str, filters: Filters | None = None, n: int | None = None) -> dict[str, tuple[float, str]]:
         vec = self.embed(text)
         hits = self.store.query_chunks(vec, n or self.settings.retrieval.dense_candidates, where_clause(filters))
         return best_chunk_per_paper(hits)
 
     def candidates(
-        self, query: str, filters: dict[str, Any] | None = None, phrases: list[str] | None = None
+        self, query: str, filters: Filters | None = None, phrases: list[str] | None = None
     ) -> list[Candidate]:
         """Every paper a retriever returned, best fused score first.
 
@@ -113,15 +139,18 @@ class Retriever:
         names ``phrases`` (a topic and its spellings), BM25 over the papers that contain one of them.
         """
         r = self.settings.retrieval
-        where_clause(filters)  # validates filter names before any work
-        lexical = self.lexical  # one freshness check per call
         dense = self.dense(query, filters)
-        lex = lexical.search(query, r.lexical_candidates, filters)
+        lex, by_phrase = self._lexical_call(  # one freshness check for both
+            lambda index: (
+                index.search(query, r.lexical_candidates, filters),
+                index.phrase_search(phrases, r.lexical_candidates, filters) if phrases else [],
+            )
+        )
         dense_order = sorted(dense, key=lambda pid: -dense[pid][0])
         lex_order = [pid for pid, _ in lex]
         rankings = [dense_order, lex_order]
         if phrases:
-            rankings.append([pid for pid, _ in lexical.phrase_search(phrases, r.lexical_candidates, filters)])
+            rankings.append([pid for pid, _ in by_phrase])
         fused = rrf(rankings, r.rrf_k)
         out = []
         lex_scores = dict(lex)
@@ -151,7 +180,7 @@ class Retriever:
         return {pid: found[pid] for pid in ids if pid in found}
 
     def search(
-        self, query: str, k: int = 10, filters: dict[str, Any] | None = None, phrases: list[str] | None = None
+        self, query: str, k: int = 10, filters: Filters | None = None, phrases: list[str] | None = None
     ) -> list[Hit]:
         cands = self.candidates(query, filters, phrases)
         papers = self.papers([c.paper_id for c in cands[: k * 2]])

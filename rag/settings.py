@@ -5,10 +5,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from vectorstore.config import StoreSettings
+from vectorstore.errors import ConfigError
+from vectorstore.types import describe_validation
 
 
 class RetrievalSettings(BaseSettings):
@@ -56,13 +58,41 @@ class UISettings(BaseSettings):
 
     host: str = Field(default="127.0.0.1", description="Interface to bind (loopback by default)")
     port: int = Field(default=7860, ge=0, le=65535)
-    auth: SecretStr | None = Field(default=None, description="user:password to require a login")
+    auth: SecretStr | None = Field(
+        default=None, description="user:password (several: comma-separated) to require a login"
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description="Host header values the app answers (default: loopback names when bound to loopback)",
+    )
+    concurrency: int = Field(default=4, ge=1, le=64, description="Answers computed at once (others queue)")
+    max_upload_mb: int = Field(default=200, ge=1, le=10_000, description="Largest uploaded file, in MB")
 
-    def credentials(self) -> tuple[str, str] | None:
-        if not self.auth or ":" not in self.auth.get_secret_value():
+    @field_validator("auth")
+    @classmethod
+    def _pairs(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None:
+            _parse_auth(v.get_secret_value())  # raises with a message that never shows the secret
+        return v
+
+    def credentials(self) -> list[tuple[str, str]] | None:
+        """The ``(user, password)`` pairs of ``ASKPAPERS_AUTH``, or None when no login is required."""
+        if self.auth is None or not self.auth.get_secret_value().strip():
             return None
-        user, _, password = self.auth.get_secret_value().partition(":")
-        return user, password
+        return _parse_auth(self.auth.get_secret_value())
+
+
+def _parse_auth(value: str) -> list[tuple[str, str]]:
+    pairs = []
+    for i, item in enumerate((p.strip() for p in value.split(",")), start=1):
+        user, sep, password = item.partition(":")
+        if not sep or not user.strip() or not password:
+            raise ValueError(
+                f"ASKPAPERS_AUTH must be user:password pairs separated by commas; pair {i} has "
+                + ("no ':'" if not sep else "an empty user name" if not user.strip() else "an empty password")
+            )
+        pairs.append((user.strip(), password))
+    return pairs
 
 
 class Settings(BaseSettings):
@@ -79,4 +109,8 @@ class Settings(BaseSettings):
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    return Settings()
+    """The settings from the environment and ``.env``; a malformed value is a :class:`ConfigError` naming it."""
+    try:
+        return Settings()
+    except ValidationError as e:
+        raise ConfigError(f"invalid setting: {describe_validation(e)}") from None

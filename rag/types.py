@@ -5,9 +5,25 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from vectorstore.types import Paper
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Answer", "Citation", "Hit", "Paper"]
+from vectorstore.types import Filters, Paper
+
+__all__ = ["Answer", "Citation", "Filters", "Hit", "Message", "Paper"]
+
+MAX_MESSAGE_CHARS = 20_000  # one chat message (a 50-paper answer with its evidence is about 15,000)
+MAX_PAPER_IDS = 1_000  # paper ids an assistant message may carry
+
+
+class Message(BaseModel):
+    """One chat message, OpenAI-style. An assistant message may carry the ids of the papers it cited, so a
+    follow-up narrows exactly those (without re-deriving them from the text)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    role: Literal["user", "assistant"]
+    content: str = Field(max_length=MAX_MESSAGE_CHARS)
+    paper_ids: tuple[str, ...] | None = Field(default=None, max_length=MAX_PAPER_IDS)
 
 
 @dataclass
@@ -66,6 +82,7 @@ class Answer:
     latency_s: float = 0.0
     removed_markers: list[int] = field(default_factory=list)  # [n] markers dropped: not in the context
     draft: str = ""  # a generated answer that was cut off and replaced by the extractive one
+    raw: str = ""  # the model's text exactly as it came (``text`` is it checked: markers renumbered)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,4 +100,5 @@ class Answer:
             "latency_s": round(self.latency_s, 4),
             "removed_markers": self.removed_markers,
             "draft": self.draft,
+            "raw_answer": self.raw,
         }

@@ -101,7 +101,8 @@ def test_empty_question_is_a_question_error(app, corpus_settings, question: str)
 
 
 def test_overlong_question_names_the_limit(app, corpus_settings) -> None:  # type: ignore[no-untyped-def]
-    from rag.api import MAX_QUESTION_CHARS, ask_stream, clean_question
+    from rag.api import ask_stream
+    from rag.inputs import MAX_QUESTION_CHARS, clean_question
 
     question = "Which papers use information bottleneck? " + "x" * 100_000
     message = f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}"
@@ -115,13 +116,13 @@ def test_overlong_question_names_the_limit(app, corpus_settings) -> None:  # typ
 
 
 def test_control_characters_are_dropped_and_the_real_question_answered(app) -> None:  # type: ignore[no-untyped-def]
-    from rag.api import clean_question
+    from rag.inputs import clean_question
 
     noisy = "\x1b[1mWhich papers\x00 use infor\x00mation\x1b[31m bottleneck?\x1b[0m\x7f\x07"
     assert clean_question(noisy) == IB
     assert clean_question("\x1b]0;a title\x07\x1bWhich papers\x1b[2K use information bottleneck?\x1b[?25h") == IB
     assert clean_question("Which\x0bpapers\tuse\x1cinformation\r\nbottleneck?") == (
-        "Which papers\tuse information \nbottleneck?"  # blank-like controls separate words
+        "Which papers\tuse information\nbottleneck?"  # blank-like controls separate words
     )
     answer = app.ask(noisy)
     assert answer.found and {c.title for c in answer.citations} == IB_PAPERS

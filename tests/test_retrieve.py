@@ -10,7 +10,7 @@ import pytest
 from rag.api import AskPapers
 from rag.retrieve import best_chunk_per_paper, rrf
 from tests.conftest import CORPUS
-from vectorstore.errors import StoreError
+from vectorstore.errors import QuestionError
 from vectorstore.lexical import match_expression
 
 
@@ -49,7 +49,7 @@ def test_filters(app) -> None:  # type: ignore[no-untyped-def]
     assert len(with_code) < 38
     assert app.search("learning", k=5, filters={"venue": "NeurIPS 2019"}) == []
     assert len(app.search("learning", k=50, filters={"year": 2026})) > 5
-    with pytest.raises(StoreError, match="unknown filter"):
+    with pytest.raises(QuestionError, match="invalid filters: colour: unknown name"):
         app.search("learning", filters={"colour": "red"})
 
 

@@ -24,3 +24,7 @@ class EmbedderMismatchError(StoreError):
 
 class QuestionError(AskPapersError):
     """A question that cannot be answered as asked (for example an empty one)."""
+
+
+class ConfigError(AskPapersError):
+    """A setting (an environment variable or ``.env`` entry) that is malformed."""

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .text import STOPWORDS, tokens
-from .types import Paper
+from .types import Filters, Paper
 
 _SCHEMA = """
 CREATE VIRTUAL TABLE papers USING fts5(
@@ -126,17 +126,15 @@ class LexicalIndex:
             conn.close()
         return n
 
-    def search(self, query: str, n: int, filters: dict[str, Any] | None = None) -> list[tuple[str, float]]:
+    def search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words."""
         return self._match(match_expression(query), n, filters)
 
-    def phrase_search(
-        self, phrases: list[str], n: int, filters: dict[str, Any] | None = None
-    ) -> list[tuple[str, float]]:
+    def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers that contain one of the phrases (words consecutive, after stemming), best bm25 first."""
         return self._match(phrase_expression(phrases), n, filters)
 
-    def _match(self, expr: str, n: int, filters: dict[str, Any] | None) -> list[tuple[str, float]]:
+    def _match(self, expr: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
         conn = self._conn()
         if not expr or conn is None:
             return []
@@ -144,18 +142,15 @@ class LexicalIndex:
         # row (tens of thousands for a common word at 50k papers) cost a fifth of the query.
         sql = "SELECT rowid, bm25(papers, 0, 1.0, 1.0) AS s FROM papers WHERE papers MATCH ?"
         args: list[Any] = [expr]
-        for key, value in (filters or {}).items():
-            if value is None or value == "":
-                continue
-            if key == "venue":
+        if filters is not None:
+            if filters.venue is not None:
                 sql += " AND venue = ?"
-                args.append(str(value))
-            elif key == "year":
+                args.append(filters.venue)
+            if filters.year is not None:
                 sql += " AND year = ?"
-                args.append(int(value))
-            elif key == "has_code":
-                sql += " AND has_code = ?"
-                args.append(int(bool(value)))
+                args.append(filters.year)
+            if filters.has_code:
+                sql += " AND has_code = 1"
         sql += " ORDER BY s LIMIT ?"
         args.append(n)
         ranked = conn.execute(sql, args).fetchall()

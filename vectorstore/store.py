@@ -27,7 +27,7 @@ import numpy as np
 
 from .config import StoreSettings
 from .errors import EmbedderMismatchError, StoreError
-from .types import Chunk, Paper
+from .types import Chunk, Filters, Paper
 
 PAGE = 1000
 
@@ -40,20 +40,16 @@ def content_hash(p: Paper) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
 
 
-def where_clause(filters: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A Chroma ``where`` for the supported filters: venue, year, has_code."""
+def where_clause(filters: Filters | None) -> dict[str, Any] | None:
+    """The Chroma ``where`` for validated filters (venue, year, has_code), or None for no filter."""
     conds: list[dict[str, Any]] = []
-    for key, value in (filters or {}).items():
-        if value is None or value == "":
-            continue
-        if key == "venue":
-            conds.append({"venue": str(value)})
-        elif key == "year":
-            conds.append({"year": int(value)})
-        elif key == "has_code":
-            conds.append({"has_code": bool(value)})
-        else:
-            raise StoreError(f"unknown filter '{key}' (use venue, year or has_code)")
+    if filters is not None:
+        if filters.venue is not None:
+            conds.append({"venue": filters.venue})
+        if filters.year is not None:
+            conds.append({"year": filters.year})
+        if filters.has_code:
+            conds.append({"has_code": True})
     if not conds:
         return None
     return conds[0] if len(conds) == 1 else {"$and": conds}

@@ -30,6 +30,37 @@ def one_line(text: str) -> str:
     return _WS.sub(" ", text).strip()
 
 
+# Terminal escape sequences are dropped whole, so "\x1b[31m" leaves no "[31m": CSI (ESC [ … final byte, or the
+# one-byte C1 CSI), OSC (ESC ] … BEL or ST: window titles, OSC 52 clipboard writes, hyperlinks), DCS/SOS/PM/APC
+# strings; any other ESC is dropped alone (what followed it is then plain text). Each branch starts at an ESC or
+# C1 byte and scans forward once.
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?|\x9b[0-?]*[ -/]*[@-~]?|\x1b\][^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?|\x1b",
+    re.DOTALL,
+)
+_BLANK_CONTROL = re.compile(r"[\x0b-\x0d\x1c-\x1f\x85\u2028\u2029]")  # separate words: become a space
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1a\x7f-\x84\x86-\x9f]")  # dropped (one inside a word keeps it whole)
+# Bidirectional overrides and isolates can make a title read backwards ("U+202E") on screen: dropped for display.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+
+
+def printable(text: str, *, newlines: bool = True) -> str:
+    """Text safe to show on a terminal or a page: no escape sequences, control characters or bidi overrides.
+
+    Tabs stay; line breaks stay when ``newlines`` is set (else they become spaces, as other blank-like controls
+    do). Stored text is never changed: this is applied where text is shown.
+    """
+    text = _CONTROL.sub("", _ESCAPE.sub("", text))
+    if newlines:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        text = _BLANK_CONTROL.sub(lambda m: m.group(0) if m.group(0) == "\n" else " ", text)
+    else:
+        text = _BLANK_CONTROL.sub(" ", text.replace("\r\n", " ").replace("\n", " "))
+    return _BIDI.sub("", text)
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of the sentences of ``text``; ``text[start:end]`` is stripped."""
     return list(_sentence_spans(text))
@@ -74,7 +105,7 @@ STOPWORDS = frozenset(
 )
 
 _stemmer = snowballstemmer.stemmer("english")
-_ACRONYM_PLURAL = re.compile(r"[b-df-hj-np-tv-xz0-9]+s")
+_ACRONYM_PLURAL = re.compile(r"\b[b-df-hj-np-tv-xz0-9]+s\b")  # (the \b keep search linear)
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -122,9 +153,9 @@ def contains_phrase(haystack_forms: set[str], phrase: str) -> bool:
     return any(n in h for n in needles for h in haystack_forms)
 
 
-_PAREN = re.compile(r"\s+\(([A-Za-z][A-Za-z0-9-]{1,11}?)s?\)")
+_PAREN = re.compile(r"(?<!\s)\s+\(([A-Za-z][A-Za-z0-9-]{1,11}?)s?\)")  # one try per run of blanks
 _WORD = re.compile(r"[\w-]+")
-_WORD_END = re.compile(r"[\w-]+$")
+_WORD_END = re.compile(r"(?<![\w-])[\w-]+$")
 
 
 def _words_before(text: str, end: int, most: int = 7) -> list[str]:

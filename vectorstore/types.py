@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import QuestionError
 
 
 @dataclass(frozen=True)
@@ -74,3 +77,70 @@ class IngestReport:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class Filters(BaseModel):
+    """Which papers a search or answer may use: by venue, year and whether they link code.
+
+    The one filter type: the API validates callers' values into it once, and the store and the BM25 index
+    translate from it. ``has_code`` False (or unset) means no filter on code.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    venue: str | None = Field(default=None, max_length=200, description="exact venue, e.g. 'ICML 2026'")
+    year: int | None = Field(default=None, ge=1000, le=2999, description="publication year")
+    has_code: bool | None = Field(default=None, description="only papers with a code link")
+
+    @field_validator("venue", mode="before")
+    @classmethod
+    def _blank_venue(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            v = " ".join(v.split())
+            return v or None
+        return v
+
+    @field_validator("year", mode="before")
+    @classmethod
+    def _blank_year(cls, v: Any) -> Any:
+        if v == "" or v == 0:
+            return None
+        return v
+
+    @property
+    def empty(self) -> bool:
+        return self.venue is None and self.year is None and not self.has_code
+
+    def merged(self, other: Filters | None) -> Filters:
+        """These filters, with ``other``'s values where it sets one."""
+        if other is None:
+            return self
+        return Filters(**{**self.model_dump(exclude_none=True), **other.model_dump(exclude_none=True)})
+
+    @classmethod
+    def of(cls, value: Filters | dict[str, Any] | None) -> Filters:
+        """Validate a caller's filters; a bad name or value is a :class:`QuestionError` that says which."""
+        if value is None:
+            return cls()
+        if isinstance(value, Filters):
+            return value
+        if not isinstance(value, dict):
+            raise QuestionError("filters must be a mapping of venue, year and has_code")
+        try:
+            return cls(**value)
+        except ValidationError as e:
+            raise QuestionError(f"invalid filters: {describe_validation(e)}") from None
+        except TypeError:
+            raise QuestionError("invalid filters: names must be venue, year or has_code") from None
+
+
+def describe_validation(e: ValidationError) -> str:
+    """A pydantic error as one short line: "year: Input should be a valid integer; k: …"."""
+    parts = []
+    for err in e.errors()[:5]:
+        where = ".".join(str(x) for x in err.get("loc", ())) or "value"
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown name"
+        parts.append(f"{where}: {msg}")
+    return "; ".join(parts)

@@ -1,0 +1,113 @@
+"""The query path's front door: every value a caller passes is validated and bounded here, once.
+
+Whatever reaches planning and retrieval is short, typed and printable, so no later step can be made slow or
+confused by its input: the question, the chat history (how many messages, how long each, how long in all),
+the filters and ``k``. Bad values are :class:`QuestionError` s whose messages say what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import ValidationError
+
+from vectorstore.errors import QuestionError
+from vectorstore.text import printable
+from vectorstore.types import Filters, describe_validation
+
+from .types import MAX_MESSAGE_CHARS, Message
+
+MAX_QUESTION_CHARS = 2_000
+MAX_HISTORY_MESSAGES = 50  # a long chat; only the last few answers matter to a follow-up
+MAX_HISTORY_CHARS = 40_000  # all messages together (two 50-paper answers and their questions fit)
+MODES = ("auto", "extractive", "llm")
+
+__all__ = ["MAX_HISTORY_CHARS", "MAX_HISTORY_MESSAGES", "MAX_MESSAGE_CHARS", "MAX_QUESTION_CHARS", "Filters"]
+
+
+def clean_question(question: Any) -> str:
+    """The question as printable text (escape sequences and control characters dropped), within the limit."""
+    if not isinstance(question, str):
+        raise QuestionError("the question must be text")
+    if len(question) > 4 * MAX_QUESTION_CHARS:  # before any work on it
+        raise QuestionError(f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}")
+    q = printable(question).strip()
+    if not q:
+        raise QuestionError("the question is empty; ask something like “Which papers use information bottleneck?”")
+    if len(q) > MAX_QUESTION_CHARS:
+        raise QuestionError(f"the question is {len(q):,} characters long; the limit is {MAX_QUESTION_CHARS:,}")
+    return q
+
+
+def _content(value: Any) -> Any:
+    """Message content as text: a string, or OpenAI/Gradio-style parts (``[{"type": "text", "text": …}]``)."""
+    if isinstance(value, list):
+        parts = [p.get("text", "") if isinstance(p, dict) else p for p in value[:MAX_HISTORY_MESSAGES]]
+        if all(isinstance(p, str) for p in parts):
+            return " ".join(parts)
+    if isinstance(value, dict) and isinstance(value.get("text"), str):
+        return value["text"]
+    return value
+
+
+def history(messages: Any) -> list[Message]:
+    """Validated chat history: user and assistant messages (system messages are ignored), within the bounds."""
+    if messages is None:
+        return []
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+        raise QuestionError('the history must be a list of {"role", "content"} messages')
+    if len(messages) > MAX_HISTORY_MESSAGES:
+        raise QuestionError(f"the history has {len(messages):,} messages; the limit is {MAX_HISTORY_MESSAGES}")
+    out: list[Message] = []
+    total = 0
+    for i, m in enumerate(messages, start=1):
+        if isinstance(m, Message):
+            msg = m
+        else:
+            if not isinstance(m, dict):
+                raise QuestionError(f'history message {i} is not a {{"role", "content"}} object')
+            if m.get("role") == "system":
+                continue
+            content = _content(m.get("content"))
+            if isinstance(content, str) and len(content) > MAX_MESSAGE_CHARS:
+                raise QuestionError(
+                    f"history message {i} has {len(content):,} characters; the limit is {MAX_MESSAGE_CHARS:,}"
+                )
+            try:
+                msg = Message(**{**m, "content": content})
+            except ValidationError as e:
+                raise QuestionError(f"history message {i}: {describe_validation(e)}") from None
+        total += len(msg.content)
+        if total > MAX_HISTORY_CHARS:
+            raise QuestionError(
+                f"the history holds more than {MAX_HISTORY_CHARS:,} characters; send only the recent messages"
+            )
+        out.append(msg)
+    return out
+
+
+def k_value(k: Any, most: int) -> int | None:
+    """``k`` (papers to cite or return) as an integer in 1..``most``, or None for the default."""
+    if k is None:
+        return None
+    if isinstance(k, bool) or not isinstance(k, int | float | str):
+        raise QuestionError(f"k must be a whole number from 1 to {most}")
+    try:
+        n = int(k) if not isinstance(k, float) or k.is_integer() else None
+    except (ValueError, OverflowError):
+        n = None
+    if n is None or not 1 <= n <= most:
+        raise QuestionError(f"k must be a whole number from 1 to {most} (got {str(k)[:20]!r})")
+    return n
+
+
+def mode_value(mode: Any, default: str) -> str:
+    mode = default if mode is None else mode
+    if mode not in MODES:
+        raise QuestionError(f"unknown mode {str(mode)[:20]!r} (use auto, extractive or llm)")
+    return str(mode)
+
+
+def filters_value(filters: Any) -> Filters:
+    return Filters.of(filters)

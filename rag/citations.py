@@ -40,7 +40,7 @@ class Checked:
     citations: list[Citation]
     removed: list[int]
     unsupported: list[str]
-    stripped: int = 0  # images and active HTML tags removed from the model's text
+    markup: int = 0  # images and raw HTML elements in the model's text (shown as text, never loaded)
 
 
 def _claims(text: str) -> list[str]:
@@ -84,41 +84,41 @@ def renumber(text: str, valid: int) -> tuple[str, list[int], list[int]]:
     return new_text, order, removed
 
 
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_REF_IMAGE = re.compile(r"!\[([^\]]*)\]\[[^\]]*\]")
-_ACTIVE_TAG = re.compile(
-    r"<\s*/?\s*(?:img|image|iframe|frame|script|object|embed|link|style|video|audio|source|svg|meta|base|form)\b[^>]*>",
-    re.IGNORECASE,
-)
+_MARKUP_START = re.compile(r"([\\<!])")
 
 
-def neutralise_markup(text: str) -> tuple[str, int]:
-    """Model text made safe to render: images and active HTML tags are dropped (an image's alt text stays).
+def inert(text: str) -> str:
+    """Model Markdown in which no raw HTML and no image can form, for any Markdown reader.
 
-    Whatever an abstract told the model, its answer cannot make a browser fetch a URL on display. Returns the
-    text and how many such items were removed.
+    Every ``<`` and ``!`` is backslash-escaped (CommonMark renders ``\\<`` and ``\\!`` as the characters
+    themselves), and so is every backslash, so an escape the model wrote cannot cancel ours. Links, emphasis,
+    lists and ``[n]`` markers are untouched. The web app's renderer does not rely on this: it renders with
+    HTML and images off and sanitises with an allow-list; this protects other readers of ``Answer.text``.
     """
+    return _MARKUP_START.sub(r"\\\1", text)
+
+
+def count_markup(text: str) -> int:
+    """Images and raw HTML elements in a model's Markdown, as a full Markdown reader would see them.
+
+    Only counted, for the answer's notice: nothing is removed here. Every renderer treats the text as untrusted
+    (the web app's renders with HTML and images off, then sanitises with an allow-list), so such markup shows as
+    text and is never loaded.
+    """
+    from markdown_it import MarkdownIt
+
     n = 0
-
-    def keep_alt(m: re.Match[str]) -> str:
-        nonlocal n
-        n += 1
-        return m.group(1)
-
-    def drop(m: re.Match[str]) -> str:
-        nonlocal n
-        n += 1
-        return ""
-
-    text = _IMAGE.sub(keep_alt, text)
-    text = _REF_IMAGE.sub(keep_alt, text)
-    text = _ACTIVE_TAG.sub(drop, text)
-    return text, n
+    stack = list(MarkdownIt("commonmark", {"html": True}).parse(text))
+    while stack:
+        tok = stack.pop()
+        n += tok.type in ("image", "html_inline", "html_block")
+        stack.extend(tok.children or [])
+    return n
 
 
 def check(answer_text: str, context: Sequence[ContextPaper], embedder: Embedder | None) -> Checked:
-    safe, stripped = neutralise_markup(answer_text)
-    text, order, removed = renumber(safe, len(context))
+    markup = count_markup(answer_text)
+    text, order, removed = renumber(inert(answer_text), len(context))
     cited = [context[old - 1] for old in order]
     claims = _claims(text)
     sentences = {
@@ -187,4 +187,4 @@ def check(answer_text: str, context: Sequence[ContextPaper], embedder: Embedder 
                 continue
             if max(support(ci, citations[n - 1].paper_id)[0] for n in nums) < 1.0:
                 unsupported.append(claim)
-    return Checked(text=text, citations=citations, removed=removed, unsupported=unsupported, stripped=stripped)
+    return Checked(text=text, citations=citations, removed=removed, unsupported=unsupported, markup=markup)

@@ -20,6 +20,7 @@ from rag.api import AskPapers
 from rag.settings import LLMSettings, RetrievalSettings, Settings
 from tests.conftest import CORPUS, make_settings
 from tests.fake_openai import FakeOpenAI, Reply
+from ui.render import answer_html
 from vectorstore.pipeline import ingest
 
 KEY = "sk-secret-do-not-leak-123456"
@@ -65,6 +66,19 @@ def fake_llm() -> Iterator[FakeOpenAI]:
     fake.stop()
 
 
+def active_markup(markdown: str) -> list[str]:
+    """What a full Markdown reader (raw HTML on) would make live in this text: images and HTML."""
+    from markdown_it import MarkdownIt
+
+    stack, found = list(MarkdownIt("commonmark", {"html": True}).parse(markdown)), []
+    while stack:
+        tok = stack.pop()
+        if tok.type in ("image", "html_inline", "html_block"):
+            found.append(tok.type)
+        stack.extend(tok.children or [])
+    return found
+
+
 def hostile_corpus(tmp_path: Path, exfil: Exfil) -> Path:
     """Abstracts that try every trick: instructions, fake fences, tool calls, images, links, fake citations."""
     tricks = [
@@ -108,10 +122,11 @@ def test_hostile_abstracts_cannot_fetch_leak_or_fake_citations(
     body = json.dumps(fake_llm.requests[0])
     assert KEY not in body, "the key travels only in the Authorization header"
     assert {k.lower(): v for k, v in fake_llm.headers[0].items()}["authorization"] == f"Bearer {KEY}"
-    assert "![" not in answer.text and "<img" not in answer.text.lower() and "<script" not in answer.text.lower()
-    assert exfil.url + "/img" not in answer.text
+    assert answer.raw == obedient_reply(exfil).content  # --json keeps the model's text as it came
+    assert active_markup(answer.text) == [], "the cleaned text forms no image or HTML in any Markdown reader"
+    assert "<img" not in answer_html(answer.text, len(answer.citations)).lower()
     assert answer.removed_markers == [99]
-    assert any("Removed 4 image" in n for n in answer.notices), answer.notices
+    assert any("contained 4 image(s) or HTML element(s)" in n and "never loaded" in n for n in answer.notices)
     stored = {p.paper_id for p in app.retriever.store.iter_papers()}
     assert answer.citations and all(c.paper_id in stored for c in answer.citations)
     assert all(c.evidence in c.abstract for c in answer.citations)
@@ -145,7 +160,7 @@ def test_web_app_never_loads_what_the_model_or_an_abstract_points_at(
             page.goto(url)
             page.wait_for_selector("#question textarea", timeout=60_000)
             ask(page, "Which papers use information bottleneck?")  # the obedient model's answer
-            assert "ok" in page.locator("#chat .message").last.inner_text()  # the image's alt text, as text
+            assert "/img?k=leak" in page.locator("#chat .message").last.inner_text()  # the image's URL, as text
             # the model is gone now (the fake answers 500): the extractive fallback cites the hostile abstracts
             ask(page, "Which papers study the information bottleneck principle?")
             n = page.locator("#sources details").count()
@@ -211,3 +226,115 @@ def test_secrets_never_reach_output_logs_or_errors(tmp_path: Path, corpus_settin
     for secret in (KEY, token, header):
         assert secret not in everything
     assert re.search(r"fell back|extractive", everything, re.IGNORECASE)
+
+
+def assert_inert_html(fragment: str) -> None:
+    """Every element is an allowed text element; the only attribute that can point anywhere is a link's href,
+    and it is a source anchor or an http(s) URL (shown as the link's text)."""
+    from html.parser import HTMLParser
+
+    from ui.render import TAGS
+
+    class Check(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.open_href: str | None = None
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            assert tag in TAGS, tag
+            for name, value in attrs:
+                assert name in ("href", "rel", "class", "start"), (tag, name)
+                if name == "href":
+                    assert value and (value.startswith("#source-") or value.startswith(("http://", "https://")))
+                    self.open_href = value
+
+        def handle_data(self, data: str) -> None:
+            if self.open_href and self.open_href.startswith("http"):
+                assert data == self.open_href, "a web link shows its own URL"
+            self.open_href = None
+
+    Check().feed(fragment)
+
+
+def markup_payloads(u: str) -> list[str]:
+    """Ways a model's Markdown or HTML could make a browser fetch ``u``: the review's list, then more of our own."""
+    return [
+        f"![a [b] c]({u}/nested.png)",
+        f"!![]()[x]({u}/double)",
+        f'<im<img>g src="{u}/split">',
+        f"![logo]\n\n[logo]: {u}/ref.png",
+        f"<table background={u}/table.png><tr><td>x</td></tr></table>",
+        f'<div style="background-image:url({u}/style.png)">x</div>',
+        f'<input type="image" src={u}/input.png>',
+        # beyond the review's list
+        f'<img srcset="{u}/srcset.png 2x">',
+        f'<picture><source srcset="{u}/picture.png"></picture>',
+        f'<svg><image href="{u}/svg.png"/></svg>',
+        f'<video poster="{u}/poster.png"></video>',
+        f'<link rel="stylesheet" href="{u}/css">',
+        f"<style>@import url({u}/import.css);</style>",
+        f'<iframe src="{u}/iframe"></iframe>',
+        f'<object data="{u}/object"></object>',
+        f'<embed src="{u}/embed">',
+        f'<meta http-equiv="refresh" content="0;url={u}/refresh">',
+        f'<base href="{u}/base/">',
+        f"<img src=x onerror=\"fetch('{u}/onerror')\">",
+        f"[![inner]({u}/inner.png)]({u}/outer)",
+        f"![data](data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'><image href='{u}/data'/></svg>)",
+        f"<a href='{u}/a' ping='{u}/ping'>x</a>",
+        f"<audio src={u}/audio autoplay>",
+        f"&lt;img src={u}/entity&gt; &#60;img src={u}/numeric&#62;",
+        f"\\<img src={u}/escaped>",
+        f"| a |\n|---|\n| ![t]({u}/cell.png) |",
+        f'<body background="{u}/body.png">',
+        f'<form action="{u}/form"><button formaction="{u}/fa">go</button></form>',
+        f"<math><mglyph src='{u}/mglyph'/></math>",
+        f"$\\href{{{u}/katex}}{{x}}$ and $\\includegraphics{{{u}/kimg.png}}$",
+        f"<IMG SRC={u}/upper.png> <img\tsrc={u}/tab.png> <img/src={u}/slash.png>",
+        f"<noscript><img src={u}/noscript.png></noscript>",
+    ]
+
+
+def test_model_markup_never_makes_the_browser_fetch(tmp_path: Path, exfil: Exfil, fake_llm: FakeOpenAI) -> None:
+    """A model answers with every payload (mixed into one streamed answer): the request logger on another
+    loopback port receives nothing, while the answer streams and after it is checked."""
+    import gradio as gr
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_ui import ARGS, CHROMIUM, free_port
+    from ui.app import launch
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed")
+    payloads = markup_payloads(exfil.url)
+    streamed = " [1]\n\n".join(payloads) + " [1]"
+    for text in [*payloads, streamed]:  # the renderer alone, on every payload and every prefix a stream shows
+        for cut in range(0, len(text) + 1, 5):
+            assert_inert_html(answer_html(text[:cut], 1))
+    base = make_settings(tmp_path / "store")
+    llm = LLMSettings(api_key=KEY, base_url=fake_llm.url, model="m", max_retries=0)
+    _, url, _ = launch(Settings(store=base.store, llm=llm), port=free_port(), block=False)
+    fake_llm.push(Reply(streamed))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page()
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(url)
+            page.wait_for_selector("#question textarea", timeout=60_000)
+            page.fill("#question textarea", "Which papers use information bottleneck?")
+            page.click("#ask")
+            page.wait_for_function("() => /Answer mode/.test(document.querySelector('#notice')?.innerText || '')",
+                                   timeout=60_000)  # fmt: skip
+            page.wait_for_timeout(1500)
+            shown = page.locator("#chat .message").last.inner_text()
+            notice = page.locator("#notice").inner_text()
+            browser.close()
+    finally:
+        gr.close_all()
+    assert "LLM" in notice and "never loaded" in notice
+    assert f"{exfil.url}/nested.png" in shown  # the URLs are shown as text
+    assert exfil.hits == [], f"the browser fetched {exfil.hits}"
+    app_host = url.split("/")[2]
+    assert {u.split("/")[2] for u in requests if u.startswith("http")} == {app_host}

@@ -12,9 +12,12 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_SSR_MODE", "False")
 
+import atexit
 import html
-import re
+import itertools
+import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,11 +26,15 @@ import gradio as gr
 import pandas as pd
 
 from rag.api import AskPapers
-from rag.citations import neutralise_markup
 from rag.export import to_bibtex, to_csv, to_markdown
+from rag.inputs import MAX_HISTORY_CHARS, MAX_HISTORY_MESSAGES, MAX_MESSAGE_CHARS
 from rag.settings import Settings, get_settings
 from rag.types import Answer
 from vectorstore.errors import AskPapersError
+from vectorstore.text import printable
+
+from .guard import middleware, uploaded_paths
+from .render import answer_html, message_html, text_html
 
 EXAMPLES = [
     "Which papers use information bottleneck?",
@@ -35,7 +42,10 @@ EXAMPLES = [
     "What rate gap does WaterSIC reach?",
     "Which papers study multimodal large language models or vision-language models?",
 ]
-_MARKER = re.compile(r"(?<!\[)\[(\d{1,3})\](?!\()")
+LATEX: list[dict[str, str | bool]] = [
+    {"left": "$$", "right": "$$", "display": True},
+    {"left": "$", "right": "$", "display": False},
+]
 CSS = """
 #sources details { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 6px 10px; }
 #sources details { margin: 6px 0; }
@@ -43,41 +53,46 @@ CSS = """
 #sources mark { background: #fff3a3; padding: 0 2px; }
 #sources .meta { color: var(--body-text-color-subdued); font-size: 0.9em; }
 #sources .flag { color: #b45309; font-size: 0.9em; }
+#sources, #chat, #abstract { overflow-wrap: anywhere; word-break: break-word; }
 """
 
 
-def _text(content: Any) -> str:
-    """Message content as text (Gradio may send a string or a list of parts)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
-    if isinstance(content, dict):
-        return str(content.get("text", ""))
-    return ""
+def history_for_api(convo: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recent messages of a chat, within the API's bounds (older ones are left out)."""
+    out: list[dict[str, Any]] = []
+    total = 0
+    for m in reversed([m for m in convo if not m.get("shown_only")][-MAX_HISTORY_MESSAGES:]):
+        content = str(m["content"])[:MAX_MESSAGE_CHARS]
+        if total + len(content) > MAX_HISTORY_CHARS:
+            break
+        total += len(content)
+        msg: dict[str, Any] = {"role": m["role"], "content": content}
+        if m.get("paper_ids") is not None:
+            msg["paper_ids"] = m["paper_ids"]
+        out.append(msg)
+    return out[::-1]
 
 
-def history_messages(history: list[Any] | None) -> list[dict[str, str]]:
-    out = []
-    for m in history or []:
-        if isinstance(m, dict) and m.get("role") in ("user", "assistant"):
-            out.append({"role": str(m["role"]), "content": _text(m.get("content"))})
-    return out
+def chat_view(convo: list[dict[str, Any]]) -> list[dict[str, str]]:
+    return [{"role": m["role"], "content": m["html"]} for m in convo]
 
 
-def link_markers(text: str, n: int) -> str:
-    """[n] markers become links to the matching entry of the sources panel."""
-    return _MARKER.sub(
-        lambda m: f"[\\[{m.group(1)}\\]](#source-{m.group(1)})" if int(m.group(1)) <= n else m.group(0), text
-    )
+def turn(role: str, content: str, paper_ids: list[str] | None = None) -> dict[str, Any]:
+    """One chat message as the app keeps it: its text, the papers it cited, and its safe rendering."""
+    return {
+        "role": role,
+        "content": content,
+        "paper_ids": paper_ids,
+        "html": message_html(role, content, len(paper_ids or [])),
+    }
 
 
 def highlight(abstract: str, evidence: str) -> str:
     i = abstract.find(evidence) if evidence else -1
     if i < 0:
-        return html.escape(abstract)
+        return text_html(abstract)
     j = i + len(evidence)
-    return html.escape(abstract[:i]) + "<mark>" + html.escape(evidence) + "</mark>" + html.escape(abstract[j:])
+    return text_html(abstract[:i]) + "<mark>" + text_html(evidence) + "</mark>" + text_html(abstract[j:])
 
 
 def sources_html(answer: Answer | None) -> str:
@@ -87,22 +102,22 @@ def sources_html(answer: Answer | None) -> str:
     if not answer.citations:
         parts.append("<p class='meta'>No paper is cited.</p>")
         for h in answer.nearest:
-            parts.append(f"<p class='meta'>Nearest, <b>not matching</b>: {html.escape(h.title)}</p>")
+            parts.append(f"<p class='meta'>Nearest, <b>not matching</b>: {text_html(h.title)}</p>")
     for c in answer.citations:
-        venue = f" · {html.escape(c.venue)}" if c.venue else ""
+        venue = f" · {text_html(c.venue)}" if c.venue else ""
         code = "".join(
             f" · <a href='{html.escape(u, quote=True)}' target='_blank' rel='noopener noreferrer'>code</a>"
             for u in c.code_urls
             if u.startswith("https://")
         )
         parts.append(
-            f"<details id='source-{c.n}' class='source'><summary>[{c.n}] {html.escape(c.title)}</summary>"
+            f"<details id='source-{c.n}' class='source'><summary>[{c.n}] {text_html(c.title)}</summary>"
             f"<div class='meta'>score {c.score:.4f}{venue}{code}</div>"
-            f"<p class='evidence'>“{html.escape(c.evidence)}”</p>"
+            f"<p class='evidence'>“{text_html(c.evidence)}”</p>"
             f"<p class='abstract'>{highlight(c.abstract, c.evidence)}</p></details>"
         )
     if answer.unsupported:
-        items = "".join(f"<li>{html.escape(s)}</li>" for s in answer.unsupported)
+        items = "".join(f"<li>{text_html(s)}</li>" for s in answer.unsupported)
         parts.append(f"<div class='flag'><b>Not supported by the cited papers:</b><ul>{items}</ul></div>")
     return "\n".join(parts)
 
@@ -112,73 +127,103 @@ def notice_md(answer: Answer | None) -> str:
         return ""
     mode = f"LLM ({answer.model})" if answer.mode == "llm" else "extractive (no LLM)"
     lines = [f"**Answer mode:** {mode} · {len(answer.citations)} cited · {answer.latency_s:.2f} s"]
-    lines += [f"⚠️ {html.escape(n)}" for n in answer.notices]
+    lines += [f"⚠️ {text_html(n)}" for n in answer.notices]
     return "  \n".join(lines)
 
 
-def export_files(answer: Answer) -> list[str]:
-    if not answer.citations:
-        return []
-    d = Path(tempfile.mkdtemp(prefix="askpapers-export-"))
-    out = []
-    for name, text in (("cited-papers.md", to_markdown(answer)), ("cited-papers.csv", to_csv(answer)),
-                       ("cited-papers.bib", to_bibtex(answer))):  # fmt: skip
-        (d / name).write_text(text, encoding="utf-8")
-        out.append(str(d / name))
-    return out
+class Exports:
+    """Export files of the recent answers, in one folder of this process that is removed when it exits.
+
+    Only the newest ``keep`` answers' files are kept (Gradio serves its own copies of them).
+    """
+
+    def __init__(self, keep: int = 20) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="askpapers-export-"))
+        self.keep = keep
+        self._count = itertools.count(1)
+        self._lock = threading.Lock()
+        atexit.register(shutil.rmtree, self.root, ignore_errors=True)
+
+    def write(self, answer: Answer) -> list[str]:
+        if not answer.citations:
+            return []
+        with self._lock:
+            n = next(self._count)
+            for old in sorted(self.root.iterdir(), key=lambda p: int(p.name))[: -self.keep + 1 or None]:
+                shutil.rmtree(old, ignore_errors=True)
+        d = self.root / str(n)
+        d.mkdir()
+        out = []
+        for name, text in (("cited-papers.md", to_markdown(answer)), ("cited-papers.csv", to_csv(answer)),
+                           ("cited-papers.bib", to_bibtex(answer))):  # fmt: skip
+            (d / name).write_text(text, encoding="utf-8")
+            out.append(str(d / name))
+        return out
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
-def build(app: AskPapers) -> gr.Blocks:
+def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
     settings = app.settings
+    exports = exports or Exports()
 
-    def filters(venue: str, year: float | None, has_code: bool) -> dict[str, Any] | None:
-        f: dict[str, Any] = {}
-        if venue:
-            f["venue"] = venue
-        if year:
-            f["year"] = int(year)
-        if has_code:
-            f["has_code"] = True
-        return f or None
+    def filters(venue: str, year: float | None, has_code: bool) -> dict[str, Any]:
+        return {"venue": venue or None, "year": int(year) if year else None, "has_code": bool(has_code) or None}
 
     def respond(
-        message: str, history: list[Any], mode: str, k: float, venue: str, year: float | None, has_code: bool
-    ) -> Iterator[tuple[Any, ...]]:
-        past = history_messages(history)
-        shown = [*past, {"role": "user", "content": message}, {"role": "assistant", "content": "…"}]
-        yield shown, "", "", gr.skip(), gr.skip(), gr.skip()  # the notice is set again with the final answer
+        message: str, convo: list[dict[str, Any]] | None, mode: str, k: float, venue: str, year: float | None,
+        has_code: bool,
+    ) -> Iterator[tuple[Any, ...]]:  # fmt: skip
+        convo = list(convo or [])
+        past = history_for_api(convo)
+        pending = [*convo, turn("user", message), {"role": "assistant", "content": "", "html": "<p>…</p>"}]
+        yield chat_view(pending), "", "", gr.skip(), gr.skip(), gr.skip(), gr.skip()  # the notice comes back at the end
         text = ""
         try:
-            for item in app.ask_stream(message, past, mode=mode, k=int(k), filters=filters(venue, year, has_code)):  # type: ignore[arg-type]
+            stream = app.ask_stream(message, past, mode=mode, k=int(k), filters=filters(venue, year, has_code))  # type: ignore[arg-type]
+            for item in stream:
                 if isinstance(item, Answer):
-                    shown[-1] = {"role": "assistant", "content": link_markers(item.text, len(item.citations))}
-                    yield shown, "", notice_md(item), sources_html(item), export_files(item), item
+                    done = [
+                        *convo,
+                        turn("user", message),
+                        turn("assistant", item.text, [c.paper_id for c in item.citations]),
+                    ]
+                    yield chat_view(done), "", notice_md(item), sources_html(item), exports.write(item), item, done
                     return
                 text += item
-                shown[-1] = {"role": "assistant", "content": neutralise_markup(text)[0]}
-                yield shown, "", gr.skip(), gr.skip(), gr.skip(), gr.skip()
+                pending[-1]["html"] = answer_html(text)  # every partial render is as safe as the final one
+                yield chat_view(pending), "", gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
         except AskPapersError as e:
-            shown[-1] = {"role": "assistant", "content": f"⚠️ {e}"}
-            yield shown, "", f"⚠️ {html.escape(str(e))}", sources_html(None), [], None
+            # shown in the chat, but not history: the next question's follow-up logic never sees a failed turn
+            pending[-2]["shown_only"] = True
+            pending[-1] = {
+                "role": "assistant",
+                "content": "",
+                "html": f"<p>⚠️ {text_html(str(e))}</p>",
+                "shown_only": True,
+            }
+            yield chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), [], None, pending
 
     def table() -> tuple[str, pd.DataFrame]:
         rows = [
-            {"Title": p.title, "Venue": p.venue, "Year": p.year or "", "Code": " ".join(p.code_urls), "ID": p.paper_id}
+            {"Title": printable(p.title, newlines=False), "Venue": printable(p.venue, newlines=False),
+             "Year": p.year or "", "Code": " ".join(p.code_urls), "ID": p.paper_id}
             for p in app.papers()
-        ]
+        ]  # fmt: skip
         df = pd.DataFrame(rows, columns=["Title", "Venue", "Year", "Code", "ID"])
         return f"**{len(rows)} papers** in the corpus. Click a row to read its abstract.", df
 
     def show_abstract(evt: gr.SelectData) -> str:
         row = evt.row_value or []
         pid = str(row[-1]) if row else ""
-        paper = app.retriever.papers([pid]).get(pid)
+        paper = app.paper(pid)
         if paper is None:
             return ""
-        venue = f" · {html.escape(paper.venue)}" if paper.venue else ""
+        venue = f" · {text_html(paper.venue)}" if paper.venue else ""
         return (
-            f"<div id='abstract-view'><h3>{html.escape(paper.title)}</h3>"
-            f"<p class='meta'>{html.escape(pid)}{venue}</p><p>{html.escape(paper.abstract)}</p></div>"
+            f"<div id='abstract-view'><h3>{text_html(paper.title)}</h3>"
+            f"<p class='meta'>{text_html(pid)}{venue}</p><p>{text_html(paper.abstract)}</p></div>"
         )
 
     def corpus_map(answer: Answer | None) -> pd.DataFrame:
@@ -187,43 +232,50 @@ def build(app: AskPapers) -> gr.Blocks:
             {
                 "x": p.x,
                 "y": p.y,
-                "title": p.title,
+                "title": printable(p.title, newlines=False),
                 "topic": "★ cited in last answer" if p.paper_id in cited else p.topic,
             }
             for p in app.corpus_map()
         ]
         return pd.DataFrame(rows, columns=["x", "y", "title", "topic"])
 
-    def add(files: list[Any] | None, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, ...]:  # noqa: B008
+    def add(files: Any, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, ...]:  # noqa: B008
+        """Ingest uploaded files. The payload is raw (``preprocess=False``): only files Gradio received as
+        uploads are read, never a server path that a caller names."""
         if not files:
             return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), gr.skip(), None)
-        paths = [f if isinstance(f, str) else getattr(f, "name", str(f)) for f in files]
+        accepted: list[tuple[Path, str]] = []
         try:
-            report = app.add_files(paths, progress=True)  # a tqdm bar, which gr.Progress(track_tqdm) shows
+            accepted = uploaded_paths(files, gr.utils.get_upload_folder())
+            report = app.add_files([p for p, _ in accepted], progress=True)  # tqdm, shown by gr.Progress
         except AskPapersError as e:
             msg = str(e)
-            for p in paths:  # show the uploaded file's own name, not Gradio's temp path
-                msg = msg.replace(p, Path(p).name)
-            return (f"⚠️ Nothing was added. {html.escape(msg)}", gr.skip(), gr.skip(), gr.skip(), None)
+            for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
+                msg = msg.replace(str(path), name)
+            return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), gr.skip(), None)
         count, df = table()
         return (f"✅ {html.escape(report.summary())}", count, df, corpus_map(None), None)
 
-    with gr.Blocks(title="askpapers") as demo:
+    with gr.Blocks(title="askpapers", delete_cache=(3600, 3600)) as demo:
         last = gr.State(None)
+        convo = gr.State([])
         gr.Markdown("## askpapers\nAsk about the papers in the corpus; every answer cites the abstracts it used.")
         with gr.Tab("Chat"), gr.Row():
             with gr.Column(scale=3):
-                chatbot = gr.Chatbot(label="Chat", height=520, elem_id="chat", sanitize_html=True)
+                chatbot = gr.Chatbot(label="Chat", height=520, elem_id="chat", sanitize_html=True,
+                                     render_markdown=False, latex_delimiters=LATEX)  # fmt: skip
                 with gr.Row():
                     box = gr.Textbox(
                         placeholder="Which papers use information bottleneck?",
                         show_label=False, scale=5, elem_id="question", submit_btn=False,
+                        max_length=2000,
                     )  # fmt: skip
                     send = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
                 gr.Examples(EXAMPLES, inputs=box, label="Examples")
                 with gr.Accordion("Settings", open=False):
                     mode = gr.Radio(["auto", "extractive", "llm"], value=settings.mode, label="Answer mode")
-                    k = gr.Slider(1, 50, value=settings.retrieval.max_list, step=1, label="Most papers to cite")
+                    k = gr.Slider(1, settings.retrieval.max_list, value=settings.retrieval.max_list, step=1,
+                                  label="Most papers to cite")  # fmt: skip
                     venues = sorted({p.venue for p in app.papers() if p.venue})
                     venue = gr.Dropdown(["", *venues], value="", label="Venue", allow_custom_value=True)
                     year = gr.Number(value=None, precision=0, label="Year")
@@ -232,8 +284,8 @@ def build(app: AskPapers) -> gr.Blocks:
             with gr.Column(scale=2):
                 notice = gr.Markdown(elem_id="notice")
                 sources = gr.HTML(sources_html(None), elem_id="sources")
-                exports = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
-                                  interactive=False, elem_id="exports")  # fmt: skip
+                files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
+                                interactive=False, elem_id="exports")  # fmt: skip
         with gr.Tab("Papers"):
             count = gr.Markdown(elem_id="paper-count")
             papers = gr.Dataframe(
@@ -252,21 +304,26 @@ def build(app: AskPapers) -> gr.Blocks:
             )
             plot = gr.ScatterPlot(x="x", y="y", color="topic", tooltip=["title", "topic"], height=560, elem_id="map")
 
-        inputs = [box, chatbot, mode, k, venue, year, has_code]
-        outputs = [chatbot, box, notice, sources, exports, last]
+        inputs = [box, convo, mode, k, venue, year, has_code]
+        outputs = [chatbot, box, notice, sources, files, last, convo]
         for trigger in (send.click, box.submit):
             trigger(respond, inputs, outputs, api_visibility="private").then(corpus_map, last, plot)
-        new_chat.click(lambda: ([], "", sources_html(None), [], None), None, [chatbot, notice, sources, exports, last])
+        new_chat.click(lambda: ([], "", sources_html(None), [], None, []), None,
+                       [chatbot, notice, sources, files, last, convo])  # fmt: skip
         papers.select(show_abstract, None, abstract)
-        add_btn.click(add, upload, [upload_status, count, papers, plot, upload])
+        add_btn.click(add, upload, [upload_status, count, papers, plot, upload], preprocess=False)
         demo.load(table, None, [count, papers]).then(corpus_map, last, plot)
 
-        def api_ask(question: str, history: list[dict[str, str]] | None = None, mode: str = "auto") -> dict[str, Any]:
+        def api_ask(
+            question: str, history: list[dict[str, Any]] | None = None, mode: str = "auto", k: int | None = None,
+            venue: str | None = None, year: int | None = None, has_code: bool | None = None,
+        ) -> dict[str, Any]:  # fmt: skip
             """Answer a question; returns the answer text and its citations (the CLI's --json shape)."""
             try:
-                return app.ask(question, history_messages(history), mode=mode).to_dict()  # type: ignore[arg-type]
+                scope = {"venue": venue, "year": year, "has_code": has_code}
+                return app.ask(question, history, mode=mode, k=k, filters=scope).to_dict()  # type: ignore[arg-type]
             except AskPapersError as e:
-                return {"question": question, "error": str(e), "answer": "", "citations": [], "found": False}
+                return {"question": str(question)[:200], "error": str(e), "answer": "", "citations": [], "found": False}
 
         gr.api(api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
@@ -288,9 +345,13 @@ def launch(
     app = AskPapers(settings)
     app.retriever  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
     demo = build(app)
-    demo.queue(default_concurrency_limit=4)
+    # Answers run in Gradio's worker threads, never on its event loop. Extractive answers are CPU work that
+    # shares one embedder, so more than a few at once only queue inside it; LLM answers mostly wait on the
+    # network. The limit keeps the page and other sessions responsive while a few answers run.
+    demo.queue(default_concurrency_limit=settings.ui.concurrency)
+    bind = host or settings.ui.host
     return demo.launch(
-        server_name=host or settings.ui.host,
+        server_name=bind,
         server_port=port if port is not None else settings.ui.port,
         share=share,
         auth=settings.ui.credentials(),
@@ -301,4 +362,6 @@ def launch(
         quiet=not block,
         ssr_mode=False,
         state_session_capacity=500,  # Gradio keeps per-session state; the default (10,000) grows memory for hours
+        max_file_size=settings.ui.max_upload_mb * 1024 * 1024,
+        app_kwargs={"middleware": middleware(bind, settings.ui.allowed_hosts)},
     )

@@ -1,0 +1,1 @@
+"""The bundled corpus, installed as the package ``vectorstore.bundled`` (see pyproject.toml)."""

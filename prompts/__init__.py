@@ -1,0 +1,1 @@
+"""Prompt templates of the LLM answer path, installed as the package ``rag.prompts`` (see pyproject.toml)."""

@@ -1,14 +1,17 @@
-"""Settings that the store needs (a nested part of :class:`rag.settings.Settings`)."""
+"""The store's and the embedder's settings: sections of the one settings tree, :class:`rag.settings.Settings`.
+
+They are plain models: they read nothing from the environment themselves. The root reads it once and passes the
+sections down.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from .resources import bundled_corpus
 
 
 def _default_data_dir() -> Path:
@@ -16,20 +19,25 @@ def _default_data_dir() -> Path:
     return Path(base) / "askpapers"
 
 
-class StoreSettings(BaseSettings):
+class EmbedderSettings(BaseModel):
+    """The local embedder (all-MiniLM-L6-v2, int8 ONNX)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    threads: int = Field(default=0, ge=0, description="onnxruntime threads (0 = all cores)")
+
+
+class StoreSettings(BaseModel):
     """Where the Chroma store lives and how ingestion batches its work."""
 
-    model_config = SettingsConfigDict(env_prefix="ASKPAPERS_", env_file=".env", extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
     data_dir: Path = Field(default_factory=_default_data_dir, description="Chroma store and derived indexes")
     collection: str = Field(
         default="askpapers", description="Chroma collection name (chunks; papers go in NAME_papers)"
     )
-    default_corpus: Path = Field(
-        default=PROJECT_ROOT / "data" / "icml2026", description="Corpus ingested when the store is empty"
-    )
+    default_corpus: Path = Field(default_factory=bundled_corpus, description="Corpus ingested when the store is empty")
     batch_size: int = Field(default=256, ge=1, le=5000, description="Papers per batch (one commit each)")
-    embed_threads: int = Field(default=0, ge=0, description="onnxruntime threads (0 = all cores)")
     chunk_sentences: int = Field(
         default=0, ge=0, le=50, description="Most sentences per chunk (0: as many as fit in 256 tokens)"
     )

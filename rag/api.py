@@ -1,32 +1,42 @@
-"""The only door the CLI and UI use: :func:`ask` and :func:`search` (and the :class:`AskPapers` facade)."""
+"""The only door the CLI, the web app and Python users go through: :class:`AskPapers` and the module functions.
+
+The facade wires the parts and holds no answering logic of its own: it validates the request
+(:mod:`rag.inputs`), works out a follow-up's scope once (:mod:`rag.followup`), and hands the question to the
+answerer the mode names (:data:`rag.answerers.ANSWERERS`). Settings are passed in, never read here.
+"""
 
 from __future__ import annotations
 
-import logging
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
+from vectorstore.embed import get_embedder
+from vectorstore.embed_export import embed_to_jsonl
 from vectorstore.errors import QuestionError, StoreError
 from vectorstore.pipeline import ingest
 from vectorstore.text import content_stems
 from vectorstore.types import Filters, IngestReport, Paper
 
-from . import extractive, inputs
-from .citations import ContextPaper, check
-from .corpus import MapPoint, build_map
+from . import inputs
+from .answerers import Answerer, Request, answerers
+from .answerers.extractive import abstain
+from .followup import FollowUps, previous_questions
+from .index import PaperIndex
 from .inputs import clean_question
 from .query import analyse
-from .retrieve import Retriever
+from .retrieval import FusionRetriever, Query, hybrid
 from .settings import Settings, get_settings
+from .topic_map import MapPoint, build_map
 from .types import Answer, Hit, Message
 
-log = logging.getLogger("askpapers")
 Mode = Literal["auto", "extractive", "llm"]
 MessageLike = Message | dict[str, Any]
 SEARCH_MOST = 500  # the most results one search returns
@@ -36,54 +46,67 @@ _PAPER_ID = re.compile(
 )
 
 
-def previous_questions(history: Sequence[Message]) -> list[str]:
-    """The user's earlier questions, oldest first."""
-    return [m.content for m in history if m.role == "user" and m.content.strip()]
+@dataclass
+class Parts:
+    """What a facade wires together: the index, the fused retriever and one answerer per mode."""
+
+    index: PaperIndex
+    retriever: FusionRetriever
+    answerers: dict[str, Answerer]
 
 
 class AskPapers:
-    """A store plus a retriever, opened lazily; the first use of an empty store ingests the bundled corpus."""
+    """A store, its retrievers and answerers, opened lazily; the first use of an empty store ingests the bundled
+    corpus."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
-        self.settings = settings or get_settings()
-        self._retriever: Retriever | None = None
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._parts: Parts | None = None
         self._lock = threading.Lock()
         self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
+        self.followups = FollowUps(self._cited_ids)
 
+    # -- the parts ---------------------------------------------------------------------------------------------
     @property
-    def retriever(self) -> Retriever:
+    def parts(self) -> Parts:
         with self._lock:
-            if self._retriever is None:
-                retriever = Retriever(self.settings)
-                if retriever.store.count() == 0:
+            if self._parts is None:
+                embedder = get_embedder(self.settings.embedder.threads)
+                index = PaperIndex(self.settings.store, embedder)
+                if index.count() == 0:
                     corpus = self.settings.store.default_corpus
                     if not corpus.exists():
                         raise StoreError(
                             f"the store is empty and the bundled corpus {corpus} is missing; "
                             "run `askpapers ingest PATH`"
                         )
-                    ingest([corpus], self.settings.store, embedder=retriever.embedder)
-                self._retriever = retriever
-            return self._retriever
+                    ingest([corpus], self.settings.store, embedder=embedder)
+                retriever = hybrid(index, self.settings.retrieval)
+                self._parts = Parts(index, retriever, answerers(index, retriever, self.settings))
+            return self._parts
 
-    # -- the corpus, for browsing, the map and uploads ------------------------------------------------
+    @property
+    def index(self) -> PaperIndex:
+        return self.parts.index
+
+    # -- the corpus, for browsing, the map and uploads ---------------------------------------------------------
     def papers(self) -> list[Paper]:
         """Every paper in the store, by title."""
-        return sorted(self.retriever.store.iter_papers(), key=lambda p: p.title.lower())
+        return self.index.all_papers()
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper by id, or None."""
         if not isinstance(paper_id, str) or not paper_id or len(paper_id) > 500:
             return None
-        return self.retriever.papers([paper_id]).get(paper_id)
+        return self.index.papers([paper_id]).get(paper_id)
 
     def corpus_map(self) -> list[MapPoint]:
         """Papers as 2-D points coloured by topic (cached until the store changes)."""
-        store = self.retriever.store
-        key = (store.revision, store.count())
+        index = self.index
+        key = (index.revision, index.count())
         if self._map_cache is None or self._map_cache[0] != key:
             papers = self.papers()
-            vectors = store.paper_vectors([p.paper_id for p in papers])
+            vectors = index.vectors([p.paper_id for p in papers])
             mat = np.array([vectors[p.paper_id] for p in papers], dtype=np.float32).reshape(len(papers), -1)
             self._map_cache = (key, build_map(papers, mat))
         return self._map_cache[1]
@@ -91,23 +114,39 @@ class AskPapers:
     def add_files(
         self, paths: Sequence[str | Path], *, skip_bad: bool = False, progress: bool | None = None
     ) -> IngestReport:
-        """Ingest files into this store; the new papers are searchable at once."""
-        report = ingest(
-            paths, self.settings.store, skip_bad=skip_bad, progress=progress, embedder=self.retriever.embedder
-        )
-        self.retriever.refresh()
+        """Ingest files into this store; the new papers are searchable at once (the bundled corpus is not added)."""
+        parts = self._parts
+        embedder = parts.index.embedder if parts else get_embedder(self.settings.embedder.threads)
+        report = ingest(paths, self.settings.store, skip_bad=skip_bad, progress=progress, embedder=embedder)
+        if parts:
+            parts.index.refresh()
         return report
 
+    def embed_files(
+        self, paths: Sequence[str | Path], out: Path, *, skip_bad: bool = False, progress: bool | None = None
+    ) -> tuple[int, int]:
+        """Embed files once into JSONL with an ``embedding`` per record; returns (written now, already there)."""
+        embedder = get_embedder(self.settings.embedder.threads)
+        return embed_to_jsonl(paths, out, self.settings.store, skip_bad=skip_bad, progress=progress, embedder=embedder)
+
+    # -- search and answers ------------------------------------------------------------------------------------
     def search(self, query: str, k: int | None = None, *, filters: Filters | dict[str, Any] | None = None) -> list[Hit]:
+        """The ``k`` papers that best match ``query`` (``ASKPAPERS_K`` when not given), one entry per paper."""
         text = clean_question(query)
         n = inputs.k_value(k, SEARCH_MOST) or self.settings.retrieval.k
         scope = inputs.filters_value(filters)
         if not content_stems(text):  # only stop-words, punctuation or emoji: nothing to rank the papers by
             return []
         q = analyse(text)
-        if q.kind == "list" and q.topic:  # "Which papers use X?": search for X and its spellings
-            return self.retriever.search(q.topic, n, scope, q.alternatives)
-        return self.retriever.search(text, n, scope)
+        # "Which papers use X?": search for X and its spellings
+        wanted = Query(q.topic, tuple(q.alternatives)) if q.kind == "list" and q.topic else Query(text)
+        cands = self.parts.retriever.retrieve(wanted, scope)
+        papers = self.index.papers([c.paper_id for c in cands[: n * 2]])
+        # (a paper whose chunks were written but whose record was never committed is skipped)
+        hits = [
+            Hit.from_paper(papers[c.paper_id], c.score, c.snippet, c.similarity) for c in cands if c.paper_id in papers
+        ]
+        return hits[:n]
 
     def ask(
         self,
@@ -135,183 +174,89 @@ class AskPapers:
         k: int | None = None,
         filters: Filters | dict[str, Any] | None = None,
     ) -> Iterator[str | Answer]:
-        """Yield pieces of answer text as they are generated, then the checked :class:`Answer`.
+        """Pieces of answer text as they are generated, then the checked :class:`Answer`.
 
         Every argument is validated before any work (see :mod:`rag.inputs`).
         """
-        t0 = time.perf_counter()
+        started = time.perf_counter()
         text = clean_question(question)
         chosen = inputs.mode_value(mode, self.settings.mode)
         messages = inputs.history(history)
-        n = inputs.k_value(k, self.settings.retrieval.max_list)
+        n = inputs.k_value(k, self.settings.answer.max_list)
         scope = inputs.filters_value(filters)
-        return self._stream(text, messages, chosen, n, scope, t0)
-
-    def _stream(
-        self, text: str, messages: list[Message], mode: str, k: int | None, filters: Filters, t0: float
-    ) -> Iterator[str | Answer]:
         configured = self.settings.llm.configured
-        if mode == "llm" and not configured:
+        if chosen == "llm" and not configured:
             raise QuestionError(
                 "mode 'llm' needs an LLM endpoint, and none is configured: set OPENAI_API_KEY "
                 "(and OPENAI_BASE_URL for a local server), or use mode 'extractive'"
             )
-        earlier = previous_questions(messages)
-        fallback = self._extractive(text, earlier, filters, k)
-        if mode == "extractive" or not configured or self._missing_ids(text):
-            fallback.latency_s = time.perf_counter() - t0
-            yield fallback.text
-            yield fallback
-            return
-        yield from self._llm_stream(text, messages, earlier, fallback, filters, k, t0)
+        name = "llm" if chosen == "llm" or (chosen == "auto" and configured) else "extractive"
+        return self._answer(self._request(text, messages, n, scope, started, llm=name == "llm"), name)
 
-    def _llm_stream(
-        self,
-        text: str,
-        history: list[Message],
-        earlier: list[str],
-        fallback: Answer,
-        filters: Filters,
-        k: int | None,
-        t0: float,
-    ) -> Iterator[str | Answer]:
-        from .chain import answer_chain, build_llm, condense_chain, describe_error, format_context, format_history
-
-        s = self.settings.llm
-        notices: list[str] = []
-        shown: list[str] = []
-
-        def fall_back(reason: str) -> Answer:
-            fallback.notices = [f"The LLM answer is unavailable: {reason}. Showing the extractive answer.", *notices]
-            fallback.draft = "".join(shown)
-            fallback.model = s.model
-            fallback.latency_s = time.perf_counter() - t0
-            return fallback
-
-        try:
-            llm = build_llm(s)
-            standalone = text
-            if history:
-                try:
-                    standalone = (
-                        condense_chain(llm).invoke({"history": format_history(history), "question": text}).strip()
-                        or text
-                    )
-                except Exception as e:  # a failed rewrite is not fatal: use the question as asked
-                    log.warning("condensing the follow-up failed: %s", describe_error(e, s))
-            context = self._context(standalone, earlier, fallback, filters)
-            usage: dict[str, int] = {}
-            finished = False
-            for chunk in answer_chain(llm).stream(
-                {"context": format_context(context, s.context_chars), "question": standalone}
-            ):
-                piece = chunk.content if isinstance(chunk.content, str) else ""
-                if piece:
-                    shown.append(piece)
-                    yield piece
-                meta = getattr(chunk, "response_metadata", None) or {}
-                if meta.get("finish_reason"):
-                    finished = True
-                if getattr(chunk, "usage_metadata", None):
-                    um = chunk.usage_metadata
-                    usage = {k2: int(um.get(k2, 0)) for k2 in ("input_tokens", "output_tokens", "total_tokens")}
-        except Exception as e:
-            yield fall_back(describe_error(e, s))
-            return
-        raw = "".join(shown)
-        if not raw.strip():
-            yield fall_back("the model returned an empty answer")
-            return
-        if not finished:
-            yield fall_back("the model's answer stopped part-way")
-            return
-        checked = check(raw, context, self.retriever.embedder)
-        if checked.removed:
-            notices.append(
-                "Removed citation markers that match no retrieved paper: "
-                + ", ".join(f"[{n}]" for n in checked.removed)
+    def _request(
+        self, text: str, messages: list[Message], k: int | None, filters: Filters, started: float, llm: bool
+    ) -> Request:
+        """The request for an answerer, with a follow-up's scope worked out once."""
+        q = analyse(text)
+        request = Request(text, q, messages, filters, k, started=started)
+        previous: list[str] | None = None
+        if q.followup or (llm and previous_questions(messages)):
+            previous = self.followups.previous_papers(messages, filters, self.index.revision)
+            request.previous = previous or []
+        if q.followup and previous is None:
+            request.notices.append(
+                "This looks like a follow-up, but there is no earlier question; searching the whole corpus."
             )
-        if checked.unsupported:
-            notices.append(f"{len(checked.unsupported)} sentence(s) are not supported by the papers they cite.")
-        if checked.markup:
-            notices.append(
-                f"The model's answer contained {checked.markup} image(s) or HTML element(s); "
-                "they are shown as text and never loaded."
-            )
-        yield Answer(
-            question=text,
-            text=checked.text,
-            citations=checked.citations,
-            mode="llm",
-            found=bool(checked.citations),
-            kind=fallback.kind,
-            notices=notices,
-            unsupported=checked.unsupported,
-            model=s.model,
-            usage=usage,
-            latency_s=time.perf_counter() - t0,
-            removed_markers=checked.removed,
-            raw=raw,
-        )
+        elif q.followup and previous is not None:
+            request.within = previous[:k] if k is not None else previous
+            if not previous:
+                request.notices.append("The previous answer cited no papers, so there was nothing to narrow down.")
+        return request
 
-    def _context(self, standalone: str, earlier: list[str], fallback: Answer, filters: Filters) -> list[ContextPaper]:
-        """Papers for the prompt: the extractive answer's, the previous answer's, then search hits."""
-        limit = self.settings.llm.context_papers
-        ids: dict[str, float] = {c.paper_id: c.score for c in fallback.citations}
-        if earlier:
-            prev = self._extractive(earlier[-1], earlier[:-1], filters, None)
-            for c in prev.citations:
-                ids.setdefault(c.paper_id, c.score)
-        for h in self.retriever.search(standalone, limit, filters):
-            ids.setdefault(h.paper_id, h.score)
-        chosen = list(ids)[:limit]
-        papers = self.retriever.papers(chosen)
-        return [ContextPaper(n, papers[pid], ids[pid]) for n, pid in enumerate((p for p in chosen if p in papers), 1)]
+    def _answer(self, request: Request, name: str) -> Iterator[str | Answer]:
+        parts = self.parts
+        missing = self._missing_ids(request.question)
+        if missing:
+            answer = abstain(request.query, f"No paper with the id {', '.join(missing)} is in the corpus.", [])
+            answer.latency_s = time.perf_counter() - request.started
+            yield answer.text
+            yield answer
+            return
+        yield from parts.answerers[name].stream(request)
+
+    def _cited_ids(self, question: str, filters: Filters, within: list[str] | None, k: int | None) -> list[str]:
+        """The papers an earlier question's extractive answer cited (for follow-ups)."""
+        request = Request(question, analyse(question), filters=filters, k=k, within=within)
+        if self._missing_ids(question):
+            return []
+        return [c.paper_id for c in self.parts.answerers["extractive"].answer(request).citations]
 
     def _missing_ids(self, text: str) -> list[str]:
         """Paper ids the question names that are not in the store."""
         named = list(dict.fromkeys(a or b for a, b in _PAPER_ID.findall(text)))
         if not named:
             return []
-        known = self.retriever.papers(list(dict.fromkeys(named + [n.lower() for n in named])))
+        known = self.index.papers(list(dict.fromkeys(named + [n.lower() for n in named])))
         return [n for n in named if n not in known and n.lower() not in known]
 
-    def _extractive(self, text: str, earlier: list[str], filters: Filters, k: int | None, depth: int = 0) -> Answer:
-        q = analyse(text)
-        missing = self._missing_ids(text)
-        if missing:
-            named = ", ".join(missing)
-            return extractive.abstain(q, f"No paper with the id {named} is in the corpus.", [])
-        within: list[str] | None = None
-        notices: list[str] = []
-        if q.followup and earlier and depth < 5:
-            prev = self._extractive(earlier[-1], earlier[:-1], filters, k, depth + 1)
-            within = [c.paper_id for c in prev.citations]
-            if not within:
-                notices.append("The previous answer cited no papers, so there was nothing to narrow down.")
-        elif q.followup and not earlier and depth == 0:
-            notices.append("This looks like a follow-up, but there is no earlier question; searching the whole corpus.")
-        r = self.retriever
-        if q.kind == "list":
-            answer = extractive.answer_list(r, q, filters, within)
-            if k is not None:
-                answer.citations = answer.citations[:k]
-        else:
-            answer = extractive.answer_factoid(r, q, filters, within)
-        answer.notices = notices + answer.notices
-        return answer
 
-
-_default: dict[int, AskPapers] = {}
-_default_lock = threading.Lock()
+_apps: OrderedDict[str, AskPapers] = OrderedDict()
+_apps_lock = threading.Lock()
+APPS = 4  # facades kept for the module functions, one per distinct settings
 
 
 def default_app(settings: Settings | None = None) -> AskPapers:
+    """The facade the module functions use: one per distinct settings (by value), the newest few kept."""
     s = settings or get_settings()
-    with _default_lock:
-        if id(s) not in _default:
-            _default[id(s)] = AskPapers(s)
-        return _default[id(s)]
+    key = s.model_dump_json()
+    with _apps_lock:
+        app = _apps.get(key)
+        if app is None:
+            app = _apps[key] = AskPapers(s)
+            while len(_apps) > APPS:
+                _apps.popitem(last=False)
+        _apps.move_to_end(key)
+        return app
 
 
 def ask(
@@ -349,3 +294,24 @@ def search(
 ) -> list[Hit]:
     """The ``k`` papers that best match ``query`` (hybrid dense + BM25, one entry per paper)."""
     return default_app(settings).search(query, k, filters=filters)
+
+
+def papers(settings: Settings | None = None) -> list[Paper]:
+    """Every paper in the store, by title."""
+    return default_app(settings).papers()
+
+
+def add_files(
+    paths: Sequence[str | Path],
+    *,
+    skip_bad: bool = False,
+    progress: bool | None = None,
+    settings: Settings | None = None,
+) -> IngestReport:
+    """Ingest corpus files or folders (.txt, .jsonl, .json, .csv) into the store."""
+    return default_app(settings).add_files(paths, skip_bad=skip_bad, progress=progress)
+
+
+def corpus_map(settings: Settings | None = None) -> list[MapPoint]:
+    """Every paper as a point of the 2-D map, with its topic."""
+    return default_app(settings).corpus_map()

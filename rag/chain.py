@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -18,19 +17,19 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
 
-from vectorstore.config import PROJECT_ROOT
+from vectorstore.resources import package_dir
 
 from .citations import ContextPaper
 from .settings import LLMSettings
 from .types import Message
 
-PROMPTS_DIR = PROJECT_ROOT / "prompts"
 _FENCE = re.compile(r"</?\s*(?:abstract|paper|papers|system|instructions?)\b[^>]*>", re.IGNORECASE)
 
 
 @lru_cache(maxsize=8)
-def load_prompt(name: str, directory: Path = PROMPTS_DIR) -> str:
-    return (directory / f"{name}.md").read_text(encoding="utf-8")
+def load_prompt(name: str) -> str:
+    """A prompt template from ``prompts/NAME.md`` (package data, so an installed wheel has it too)."""
+    return (package_dir("rag.prompts", "prompts") / f"{name}.md").read_text(encoding="utf-8")
 
 
 def build_llm(s: LLMSettings) -> BaseChatModel:

@@ -15,15 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from vectorstore.embed import Embedder
-from vectorstore.text import content_stems, sentence_spans, stems
+from vectorstore.text import content_stems, sentence_spans, sentences, stems
 from vectorstore.types import Paper
 
+from .settings import AnswerSettings
 from .types import Citation
 
 MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
-SUPPORT_LEXICAL = 0.3  # share of a claim's content words found in one sentence of a cited abstract
-SUPPORT_COSINE = 0.55  # or: embedding similarity of the claim to one sentence of a cited abstract
-_MIN_CLAIM_WORDS = 4
+MIN_CLAIM_WORDS = 4  # shorter sentences ("See [1].") are not claims to check
 
 
 @dataclass
@@ -53,8 +52,14 @@ def _claims(text: str) -> list[str]:
     return out
 
 
+# A marker with the blanks before it, so one that is dropped takes its space along ("images [7]." -> "images.").
+_SPACED_MARKER = re.compile(r"(?<![ \t])([ \t]*)\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+_NUMBER_SEP = re.compile(r"(?<!\s)\s*[,;]\s*")
+_CITED = re.compile(r"\[(\d+)\]")
+
+
 def _strip_markers(sentence: str) -> str:
-    return MARKER.sub("", sentence).strip()
+    return _SPACED_MARKER.sub("", sentence).strip()
 
 
 def renumber(text: str, valid: int) -> tuple[str, list[int], list[int]]:
@@ -65,7 +70,7 @@ def renumber(text: str, valid: int) -> tuple[str, list[int], list[int]]:
     order: list[int] = []
     removed: list[int] = []
     for m in MARKER.finditer(text):
-        for part in re.split(r"\s*[,;]\s*", m.group(1)):
+        for part in _NUMBER_SEP.split(m.group(1)):
             n = int(part)
             if 1 <= n <= valid:
                 if n not in order:
@@ -75,13 +80,10 @@ def renumber(text: str, valid: int) -> tuple[str, list[int], list[int]]:
     new_of = {old: i for i, old in enumerate(order, start=1)}
 
     def repl(m: re.Match[str]) -> str:
-        nums = [int(p) for p in re.split(r"\s*[,;]\s*", m.group(1))]
-        kept = [new_of[n] for n in nums if n in new_of]
-        return "".join(f"[{n}]" for n in kept)
+        kept = [new_of[int(p)] for p in _NUMBER_SEP.split(m.group(2)) if int(p) in new_of]
+        return m.group(1) + "".join(f"[{n}]" for n in kept) if kept else ""
 
-    new_text = MARKER.sub(repl, text)
-    new_text = re.sub(r"[ \t]+([.,;:])", r"\1", new_text)  # " ." left where a marker was removed
-    return new_text, order, removed
+    return _SPACED_MARKER.sub(repl, text), order, removed
 
 
 _MARKUP_START = re.compile(r"([\\<!])")
@@ -116,75 +118,65 @@ def count_markup(text: str) -> int:
     return n
 
 
-def check(answer_text: str, context: Sequence[ContextPaper], embedder: Embedder | None) -> Checked:
-    markup = count_markup(answer_text)
-    text, order, removed = renumber(inert(answer_text), len(context))
-    cited = [context[old - 1] for old in order]
-    claims = _claims(text)
-    sentences = {
-        cp.paper.paper_id: [cp.paper.abstract[s:e] for s, e in sentence_spans(cp.paper.abstract)] for cp in cited
-    }
-    # claims per citation number
-    cites_of: list[list[int]] = [[int(n) for n in re.findall(r"\[(\d+)\]", c)] for c in claims]
-    plain = [_strip_markers(c) for c in claims]
-    vecs: dict[str, np.ndarray] = {}
-    if embedder is not None and cited:
-        all_sents = [s for cp in cited for s in sentences[cp.paper.paper_id]]
-        mat = embedder.embed([*plain, *all_sents])
-        claim_vecs, sent_vecs = mat[: len(plain)], mat[len(plain) :]
-        offset = 0
-        for cp in cited:
-            n = len(sentences[cp.paper.paper_id])
-            vecs[cp.paper.paper_id] = sent_vecs[offset : offset + n]
-            offset += n
-    else:
-        claim_vecs = np.zeros((len(plain), 1), dtype=np.float32)
+class _Support:
+    """How well each cited paper's sentences support each claim of the answer (lexically or semantically)."""
 
-    def support(ci: int, pid: str) -> tuple[float, int]:
-        """Best support a paper's sentences give claim ``ci``: (score, sentence index)."""
-        terms = set(content_stems(plain[ci]))
+    def __init__(
+        self, claims: list[str], cited: Sequence[ContextPaper], embedder: Embedder | None, rule: AnswerSettings
+    ):
+        self.claims, self.rule = claims, rule
+        self.sentences = {cp.paper.paper_id: sentences(cp.paper.abstract) for cp in cited}
+        self.vecs: dict[str, np.ndarray] = {}
+        self.claim_vecs = np.zeros((len(claims), 1), dtype=np.float32)
+        if embedder is not None and cited:
+            all_sents = [s for cp in cited for s in self.sentences[cp.paper.paper_id]]
+            mat = embedder.embed([*claims, *all_sents])
+            self.claim_vecs, sent_vecs = mat[: len(claims)], mat[len(claims) :]
+            offset = 0
+            for cp in cited:
+                n = len(self.sentences[cp.paper.paper_id])
+                self.vecs[cp.paper.paper_id] = sent_vecs[offset : offset + n]
+                offset += n
+
+    def best(self, ci: int, pid: str) -> tuple[float, int]:
+        """Best support a paper's sentences give claim ``ci``: (score, sentence index); 1.0 or more supports."""
+        terms = set(content_stems(self.claims[ci]))
         best, best_i = -1.0, 0
-        for si, sent in enumerate(sentences[pid]):
+        for si, sent in enumerate(self.sentences[pid]):
             lex = len(terms & set(stems(sent))) / max(len(terms), 1)
-            cos = float(vecs[pid][si] @ claim_vecs[ci]) if pid in vecs else 0.0
-            score = max(lex / SUPPORT_LEXICAL, cos / SUPPORT_COSINE)
+            cos = float(self.vecs[pid][si] @ self.claim_vecs[ci]) if pid in self.vecs else 0.0
+            score = max(lex / self.rule.support_lexical, cos / self.rule.support_cosine)
             if score > best:
                 best, best_i = score, si
         return best, best_i
 
+
+def check(
+    answer_text: str, context: Sequence[ContextPaper], embedder: Embedder | None, rule: AnswerSettings | None = None
+) -> Checked:
+    """The answer's citations checked against its context papers (see the module text)."""
+    markup = count_markup(answer_text)
+    text, order, removed = renumber(inert(answer_text), len(context))
+    cited = [context[old - 1] for old in order]
+    claims = _claims(text)
+    cites_of = [[int(n) for n in _CITED.findall(c)] for c in claims]  # the citation numbers of each claim
+    plain = [_strip_markers(c) for c in claims]
+    support = _Support(plain, cited, embedder, rule or AnswerSettings())
     citations: list[Citation] = []
     for new_n, cp in enumerate(cited, start=1):
         pid = cp.paper.paper_id
-        using = [ci for ci, nums in enumerate(cites_of) if new_n in nums]
-        best_score, best_sent = -1.0, 0
-        for ci in using:
-            score, si = support(ci, pid)
-            if score > best_score:
-                best_score, best_sent = score, si
-        evidence = sentences[pid][best_sent] if sentences[pid] else cp.paper.abstract
+        scored = [support.best(ci, pid) for ci, nums in enumerate(cites_of) if new_n in nums]
+        best_sent = max(scored, key=lambda x: x[0])[1] if scored else 0
+        sents = support.sentences[pid]
         citations.append(
-            Citation(
-                n=new_n,
-                paper_id=pid,
-                title=cp.paper.title,
-                evidence=evidence,
-                abstract=cp.paper.abstract,
-                score=round(cp.score, 4),
-                venue=cp.paper.venue,
-                url=cp.paper.url,
-                code_urls=list(cp.paper.code_urls),
-                year=cp.paper.year,
-            )
+            Citation.from_paper(new_n, cp.paper, sents[best_sent] if sents else cp.paper.abstract, cp.score)
         )
     unsupported: list[str] = []
     if citations:
         for ci, claim in enumerate(plain):
-            if len(content_stems(claim)) < _MIN_CLAIM_WORDS or claim.endswith(":"):
+            if len(content_stems(claim)) < MIN_CLAIM_WORDS or claim.endswith(":"):
                 continue
             nums = [n for n in cites_of[ci] if 1 <= n <= len(citations)]
-            if not nums:
-                unsupported.append(claim)
-                continue
-            if max(support(ci, citations[n - 1].paper_id)[0] for n in nums) < 1.0:
+            if not nums or max(support.best(ci, citations[n - 1].paper_id)[0] for n in nums) < 1.0:
                 unsupported.append(claim)
     return Checked(text=text, citations=citations, removed=removed, unsupported=unsupported, markup=markup)

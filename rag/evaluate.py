@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vectorstore.config import StoreSettings
-from vectorstore.embed import EMBEDDER_ID
+from vectorstore.embed import EMBEDDER_ID, get_embedder
 from vectorstore.errors import InputError
 from vectorstore.pipeline import ingest
 
@@ -79,16 +78,14 @@ def eval_store(name: str, records: list[dict[str, Any]], cache: Path, settings: 
         digest.update(json.dumps(r, sort_keys=True, ensure_ascii=False).encode())
     digest.update(f"{EMBEDDER_ID}|{base.store.chunk_sentences}|{base.store.chunk_overlap}".encode())
     store_dir = cache / f"{name}-{digest.hexdigest()[:16]}"
-    store = StoreSettings(data_dir=store_dir, collection="eval", default_corpus=base.store.default_corpus,
-                          batch_size=base.store.batch_size, embed_threads=base.store.embed_threads,
-                          chunk_sentences=base.store.chunk_sentences,
-                          chunk_overlap=base.store.chunk_overlap)  # fmt: skip
+    store = base.store.model_copy(update={"data_dir": store_dir, "collection": "eval"})
     done = store_dir / "COMPLETE"
     if not done.exists():
         store_dir.mkdir(parents=True, exist_ok=True)
         corpus = store_dir / "corpus.jsonl"
         corpus.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n", encoding="utf-8")
-        ingest([corpus], store)  # resumable: an interrupted build continues where it stopped
+        # resumable: an interrupted build continues where it stopped
+        ingest([corpus], store, embedder=get_embedder(base.embedder.threads))
         corpus.unlink()
         done.write_text("ok\n")
     s = base.model_copy(update={"store": store})

@@ -111,3 +111,20 @@ def mode_value(mode: Any, default: str) -> str:
 
 def filters_value(filters: Any) -> Filters:
     return Filters.of(filters)
+
+
+def recent(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The newest messages of a chat that fit the history bounds (older ones are left out), for a client that
+    keeps the whole chat: the web app and ``askpapers chat``."""
+    out: list[dict[str, Any]] = []
+    total = 0
+    for m in reversed(messages[-MAX_HISTORY_MESSAGES:]):
+        content = str(m.get("content", ""))[:MAX_MESSAGE_CHARS]
+        if total + len(content) > MAX_HISTORY_CHARS:
+            break
+        total += len(content)
+        kept = {"role": m.get("role"), "content": content}
+        if m.get("paper_ids") is not None:
+            kept["paper_ids"] = m["paper_ids"]
+        out.append(kept)
+    return out[::-1]

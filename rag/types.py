@@ -41,6 +41,12 @@ class Hit:
     code_urls: list[str] = field(default_factory=list)
     similarity: float = 0.0  # best chunk's cosine similarity to the query
 
+    @classmethod
+    def from_paper(cls, p: Paper, score: float, snippet: str = "", similarity: float = 0.0) -> Hit:
+        return cls(paper_id=p.paper_id, title=p.title, score=round(score, 6), snippet=snippet or p.abstract[:300],
+                   abstract=p.abstract, venue=p.venue, year=p.year, url=p.url, code_urls=list(p.code_urls),
+                   similarity=round(similarity, 4))  # fmt: skip
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -59,6 +65,15 @@ class Citation:
     url: str = ""
     code_urls: list[str] = field(default_factory=list)
     year: int | None = None
+
+    @classmethod
+    def from_paper(cls, n: int, p: Paper, evidence: str, score: float) -> Citation:
+        """Citation ``[n]`` of a paper; ``evidence`` must be a verbatim part of its abstract."""
+        if not evidence or evidence not in p.abstract:
+            raise ValueError("evidence must be a verbatim sentence of the abstract")
+        return cls(n=n, paper_id=p.paper_id, title=p.title, evidence=evidence, abstract=p.abstract,
+                   score=round(score, 4), venue=p.venue, url=p.url, code_urls=list(p.code_urls),
+                   year=p.year)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -92,6 +107,7 @@ class Answer:
             "found": self.found,
             "kind": self.kind,
             "citations": [c.to_dict() for c in self.citations],
+            "paper_ids": [c.paper_id for c in self.citations],  # pass back with the answer for follow-ups
             "notices": self.notices,
             "unsupported": self.unsupported,
             "nearest": [{"paper_id": h.paper_id, "title": h.title, "score": h.score} for h in self.nearest],

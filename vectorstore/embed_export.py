@@ -44,18 +44,17 @@ def _done_ids(out: Path) -> set[str]:
 def embed_to_jsonl(
     paths: Iterable[str | os.PathLike[str]],
     out: Path,
-    settings: StoreSettings | None = None,
+    settings: StoreSettings,
     *,
     skip_bad: bool = False,
     progress: bool | None = None,
     embedder: Embedder | None = None,
 ) -> tuple[int, int]:
     """Embed the papers of ``paths`` into ``out``; returns (written now, already there)."""
-    settings = settings or StoreSettings()
     papers = parse_paths(paths, skip_bad=skip_bad).papers
     done = _done_ids(out)
     todo = [p for p in papers if p.paper_id not in done]  # in input order: the first N records are a sample too
-    embedder = embedder or get_embedder(settings.embed_threads)
+    embedder = embedder or get_embedder()
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = progress_bar(len(todo), progress)
     try:

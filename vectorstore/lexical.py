@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .config import StoreSettings
+from .store import Store
 from .text import STOPWORDS, tokens
 from .types import Filters, Paper
 
@@ -170,3 +174,37 @@ def _batches(rows: Iterable[Any], size: int) -> Iterable[list[Any]]:
             batch = []
     if batch:
         yield batch
+
+
+def lexical_path(settings: StoreSettings) -> Path:
+    """Where the derived BM25 index lives: in the data directory, named after the store it derives from."""
+    if settings.mode == "embedded":
+        return settings.data_dir / f"{settings.collection}.lexical.sqlite"
+    where = f"{settings.chroma_host}-{settings.chroma_port}" if settings.mode == "server" else "cloud"
+    key = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{where}-{settings.chroma_tenant}-{settings.chroma_database}")
+    return settings.data_dir / f"{settings.collection}@{key}.lexical.sqlite"
+
+
+LEXICAL_SLACK = 120.0  # seconds: papers written this long before the index's mark are fetched again
+
+
+def sync_lexical(store: Store, settings: StoreSettings, force: bool = False) -> LexicalIndex:
+    """The BM25 index, brought up to date with the store.
+
+    Papers written since the index's time mark are upserted (cheap while another process ingests); the
+    index is rebuilt from every paper when it is missing, damaged, forced, or still disagrees on the count.
+    """
+    index = LexicalIndex(lexical_path(settings))
+    revision, count = store.revision, store.count()
+    state = None if force else index.state()
+    if state is not None and (state.get("revision"), int(state.get("count", -1))) == (revision, count):
+        return index
+    started = time.time()
+    if state is not None:
+        since = float(state.get("since", "0") or 0.0)
+        n = index.update(store.iter_papers(since=since - LEXICAL_SLACK), revision, since=started)
+        # a count taken again covers papers another ingest committed while the update ran (no rebuild for them)
+        if n == count or n == store.count():
+            return index
+    index.rebuild(store.iter_papers(), revision, since=started)
+    return index

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
@@ -18,21 +16,12 @@ from .chunk import chunk_paper
 from .config import StoreSettings
 from .embed import Embedder, get_embedder
 from .errors import InputError, StoreError
-from .lexical import LexicalIndex
+from .lexical import lexical_path, sync_lexical
 from .parse import parse_paths
-from .store import Store, content_hash
+from .store import Store, StoredPaper, content_hash
 from .text import sentence_spans
 from .titles import unique_titles
 from .types import Chunk, IngestReport, Paper
-
-
-def lexical_path(settings: StoreSettings) -> Path:
-    """Where the derived BM25 index lives: in the data directory, named after the store it derives from."""
-    if settings.mode == "embedded":
-        return settings.data_dir / f"{settings.collection}.lexical.sqlite"
-    where = f"{settings.chroma_host}-{settings.chroma_port}" if settings.mode == "server" else "cloud"
-    key = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{where}-{settings.chroma_tenant}-{settings.chroma_database}")
-    return settings.data_dir / f"{settings.collection}@{key}.lexical.sqlite"
 
 
 @contextmanager
@@ -56,31 +45,6 @@ def ingest_lock(settings: StoreSettings, wait: bool = True) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-LEXICAL_SLACK = 120.0  # seconds: papers written this long before the index's mark are fetched again
-
-
-def sync_lexical(store: Store, settings: StoreSettings, force: bool = False) -> LexicalIndex:
-    """The BM25 index, brought up to date with the store.
-
-    Papers written since the index's time mark are upserted (cheap while another process ingests); the
-    index is rebuilt from every paper when it is missing, damaged, forced, or still disagrees on the count.
-    """
-    index = LexicalIndex(lexical_path(settings))
-    revision, count = store.revision, store.count()
-    state = None if force else index.state()
-    if state is not None and (state.get("revision"), int(state.get("count", -1))) == (revision, count):
-        return index
-    started = time.time()
-    if state is not None:
-        since = float(state.get("since", "0") or 0.0)
-        n = index.update(store.iter_papers(since=since - LEXICAL_SLACK), revision, since=started)
-        # a count taken again covers papers another ingest committed while the update ran (no rebuild for them)
-        if n == count or n == store.count():
-            return index
-    index.rebuild(store.iter_papers(), revision, since=started)
-    return index
 
 
 def progress_bar(total: int, show: bool | None) -> object:
@@ -184,9 +148,55 @@ def embed_batch(
     return [computed[p.paper_id] if p.paper_id not in given else (p, *given[p.paper_id]) for p in batch]
 
 
+def _to_write(papers: list[Paper], existing: dict[str, StoredPaper], report: IngestReport) -> list[Paper]:
+    """The papers that are new or changed (counted in ``report``), with derived titles unique in the store."""
+    todo: list[Paper] = []
+    for p in papers:
+        old = existing.get(p.paper_id)
+        if old is not None and old.hash == content_hash(p):
+            report.unchanged += 1
+            continue
+        if old is None:
+            report.added += 1
+        else:
+            report.updated += 1
+        todo.append(p)
+    todo_ids = {p.paper_id for p in todo}
+    taken = {s.title.lower() for pid, s in existing.items() if pid not in todo_ids}
+    fixed = unique_titles(((p.paper_id, p.title) for p in todo if p.title_derived), taken=taken)
+    return [replace(p, title=fixed[p.paper_id]) if p.paper_id in fixed else p for p in todo]
+
+
+def _write(
+    store: Store, todo: list[Paper], old_counts: dict[str, int], embedder: Embedder, settings: StoreSettings,
+    report: IngestReport, progress: bool | None,
+) -> None:  # fmt: skip
+    """Embed and write ``todo`` one batch (one commit) at a time."""
+    given = precomputed_chunks(todo, embedder, settings)
+    # Papers of similar length share a batch, so the embedder's length-sorted sub-batches pad less.
+    todo.sort(key=lambda p: len(p.abstract) + (0 if p.title_derived else len(p.title)))
+    bar = progress_bar(len(todo), progress)
+    try:
+        for start in range(0, len(todo), settings.batch_size):
+            batch = todo[start : start + settings.batch_size]
+            written = embed_batch(batch, embedder, settings, given)
+            # one commit per batch: a killed ingest resumes after the last committed batch
+            store.write(written, old_counts)
+            # every batch changes the revision marker, so a reader in another process sees each one
+            store.bump_revision()
+            report.chunks += sum(len(chunks) for _, chunks, _ in written)
+            bar.update(len(batch))  # type: ignore[attr-defined]
+    except StoreError:
+        raise
+    except Exception as e:
+        raise StoreError(f"writing to the store failed: {e}") from e
+    finally:
+        bar.close()  # type: ignore[attr-defined]
+
+
 def ingest(
     paths: Iterable[str | os.PathLike[str]],
-    settings: StoreSettings | None = None,
+    settings: StoreSettings,
     *,
     skip_bad: bool = False,
     progress: bool | None = None,
@@ -198,50 +208,14 @@ def ingest(
     Re-ingesting the same files changes nothing; a changed abstract replaces its old chunks.
     """
     t0 = time.perf_counter()
-    settings = settings or StoreSettings()
     parsed = parse_paths(paths, skip_bad=skip_bad)
     report = IngestReport(skipped=parsed.skipped, files=parsed.files, messages=list(parsed.messages))
-    embedder = embedder or get_embedder(settings.embed_threads)
+    embedder = embedder or get_embedder()
     with ingest_lock(settings):
         store = Store(settings, embedder.embedder_id, embedder.dim)
         existing = store.stored()
-        todo: list[Paper] = []
-        for p in parsed.papers:
-            old = existing.get(p.paper_id)
-            if old is not None and old.hash == content_hash(p):
-                report.unchanged += 1
-                continue
-            if old is None:
-                report.added += 1
-            else:
-                report.updated += 1
-            todo.append(p)
-        # derived titles must not clash with titles already in the store
-        todo_ids = {p.paper_id for p in todo}
-        taken = {s.title.lower() for pid, s in existing.items() if pid not in todo_ids}
-        fixed = unique_titles(((p.paper_id, p.title) for p in todo if p.title_derived), taken=taken)
-        todo = [replace(p, title=fixed[p.paper_id]) if p.paper_id in fixed else p for p in todo]
-        given = precomputed_chunks(todo, embedder, settings)
-        # Papers of similar length share a batch, so the embedder's length-sorted sub-batches pad less.
-        todo.sort(key=lambda p: len(p.abstract) + (0 if p.title_derived else len(p.title)))
-        old_counts = {pid: s.n_chunks for pid, s in existing.items()}
-        bar = progress_bar(len(todo), progress)
-        try:
-            for start in range(0, len(todo), settings.batch_size):
-                batch = todo[start : start + settings.batch_size]
-                written = embed_batch(batch, embedder, settings, given)
-                # one commit per batch: a killed ingest resumes after the last committed batch
-                store.write(written, old_counts)
-                # every batch changes the revision marker, so a reader in another process sees each one
-                store.bump_revision()
-                report.chunks += sum(len(chunks) for _, chunks, _ in written)
-                bar.update(len(batch))  # type: ignore[attr-defined]
-        except StoreError:
-            raise
-        except Exception as e:
-            raise StoreError(f"writing to the store failed: {e}") from e
-        finally:
-            bar.close()  # type: ignore[attr-defined]
+        todo = _to_write(parsed.papers, existing, report)
+        _write(store, todo, {pid: s.n_chunks for pid, s in existing.items()}, embedder, settings, report, progress)
         if not todo and not lexical_path(settings).exists():
             store.bump_revision()
         try:

@@ -27,7 +27,7 @@ import numpy as np
 
 from .config import StoreSettings
 from .errors import EmbedderMismatchError, StoreError
-from .types import Chunk, Filters, Paper
+from .types import Chunk, ChunkHit, Filters, Paper
 
 PAGE = 1000
 
@@ -100,28 +100,24 @@ class StoredPaper:
 
 
 class Store:
-    """A handle on the two collections. Create through :func:`open_store`."""
+    """A handle on the two collections, created if they do not exist yet."""
 
-    def __init__(self, settings: StoreSettings, embedder_id: str, dim: int, *, create: bool = True) -> None:
+    def __init__(self, settings: StoreSettings, embedder_id: str, dim: int) -> None:
         self.settings = settings
         self.embedder_id = embedder_id
         self.dim = dim
         self.client = _Guarded(_client(settings), settings)
         name = settings.collection
         try:
-            if create:
-                self.chunks = self.client.get_or_create_collection(
-                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-                )
-                self.papers = self.client.get_or_create_collection(
-                    f"{name}_papers",
-                    embedding_function=None,
-                    configuration={"hnsw": {"space": "cosine"}},
-                    metadata={"embedder": embedder_id, "dim": dim, "revision": "empty"},
-                )
-            else:
-                self.chunks = self.client.get_collection(name, embedding_function=None)
-                self.papers = self.client.get_collection(f"{name}_papers", embedding_function=None)
+            self.chunks = self.client.get_or_create_collection(
+                name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+            )
+            self.papers = self.client.get_or_create_collection(
+                f"{name}_papers",
+                embedding_function=None,
+                configuration={"hnsw": {"space": "cosine"}},
+                metadata={"embedder": embedder_id, "dim": dim, "revision": "empty"},
+            )
         except StoreError:
             raise
         except Exception as e:  # chromadb raises many kinds; the user needs the path and the reason
@@ -180,10 +176,8 @@ class Store:
             return {}
         return {pid: np.asarray(e, dtype=np.float32) for pid, e in zip(res["ids"], embs, strict=True)}
 
-    def query_chunks(
-        self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
-    ) -> list[tuple[str, str, float, int]]:
-        """(paper_id, chunk text, cosine similarity, position) of the nearest chunks."""
+    def query_chunks(self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None) -> list[ChunkHit]:
+        """The nearest chunks, most similar first."""
         # Chroma returns fewer than n_results when the collection (or the filter) holds fewer, so no count()
         # first: at 50k papers that was a 4 ms request on every query.
         res = self.chunks.query(
@@ -196,7 +190,7 @@ class Store:
         metas = (res.get("metadatas") or [[]])[0]
         dists = (res.get("distances") or [[]])[0]
         return [
-            (str(m["paper_id"]), d or "", 1.0 - float(dist), int(m.get("position", 0)))  # type: ignore[arg-type]
+            ChunkHit(str(m["paper_id"]), d or "", 1.0 - float(dist), int(m.get("position", 0)))  # type: ignore[arg-type]
             for d, m, dist in zip(docs, metas, dists, strict=True)
             if m
         ]

@@ -53,6 +53,16 @@ class Chunk:
     end: int
 
 
+@dataclass(frozen=True)
+class ChunkHit:
+    """A chunk returned by a vector query: its paper, its text and its cosine similarity to the query."""
+
+    paper_id: str
+    text: str
+    similarity: float
+    position: int = 0
+
+
 @dataclass
 class IngestReport:
     """What one ingest did."""

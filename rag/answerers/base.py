@@ -1,0 +1,51 @@
+"""The answerer interface: a request in, answer text streamed out, then the checked :class:`Answer`.
+
+Like ai2-scholarqa-lib's small abstract bases with a name-to-class map: an answerer is chosen by name from
+:data:`rag.answerers.ANSWERERS` (by the answer mode), and every answerer takes the same :class:`Request`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from vectorstore.types import Filters
+
+from ..query import Question
+from ..types import Answer, Message
+
+
+@dataclass
+class Request:
+    """What an answerer needs to answer one question."""
+
+    question: str  # validated, printable
+    query: Question  # how the question was read
+    history: list[Message] = field(default_factory=list)
+    filters: Filters = field(default_factory=Filters)
+    k: int | None = None  # most papers to cite
+    within: list[str] | None = None  # a follow-up's scope: the previous answer's papers (None: the whole corpus)
+    previous: list[str] = field(default_factory=list)  # the previous answer's papers, for an LLM's context
+    notices: list[str] = field(default_factory=list)  # said before the answer's own notices
+    started: float = 0.0  # time.perf_counter() when the question arrived
+
+
+class Answerer(ABC):
+    """Answers a :class:`Request`."""
+
+    name: ClassVar[str]
+
+    @abstractmethod
+    def stream(self, request: Request) -> Iterator[str | Answer]:
+        """Pieces of answer text as they are made, then the final :class:`Answer` (always last)."""
+
+    def answer(self, request: Request) -> Answer:
+        final: Answer | None = None
+        for item in self.stream(request):
+            if isinstance(item, Answer):
+                final = item
+        if final is None:
+            raise RuntimeError(f"the {self.name} answerer gave no answer")
+        return final

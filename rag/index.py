@@ -1,0 +1,171 @@
+"""The store as the query path sees it: paper records, nearest chunks, BM25 and phrase search, kept fresh.
+
+:class:`PaperIndex` is the one object that touches Chroma and the BM25 index on the query path. Retrievers, the
+matcher and the answerers ask it for what they need; none of them reaches the store itself.
+
+Freshness is one small request per question: the store's revision marker, which an ingest changes after every
+batch it commits. A change brings the BM25 index up to date and empties the cache of paper records. Inside
+:meth:`PaperIndex.pinned` the check is made once for all the lookups of one question.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+import numpy as np
+
+from vectorstore.config import StoreSettings
+from vectorstore.embed import Embedder
+from vectorstore.lexical import LexicalIndex, sync_lexical
+from vectorstore.store import Store, read_only_snapshot, where_clause
+from vectorstore.types import ChunkHit, Filters, Paper
+
+log = logging.getLogger("askpapers")
+T = TypeVar("T")
+PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
+CHUNKS_PER_PAPER = 50  # most chunks one abstract can have (a 2,000,000-character abstract has more; rare)
+
+
+def best_chunk_per_paper(chunks: Sequence[ChunkHit]) -> dict[str, ChunkHit]:
+    """Chunk hits aggregated to papers: each paper keeps its most similar chunk."""
+    best: dict[str, ChunkHit] = {}
+    for c in chunks:
+        if c.paper_id not in best or c.similarity > best[c.paper_id].similarity:
+            best[c.paper_id] = c
+    return best
+
+
+class PaperIndex:
+    """Chroma (the system of record) and the derived BM25 index, opened for reading and searching."""
+
+    def __init__(self, settings: StoreSettings, embedder: Embedder) -> None:
+        self.embedder = embedder
+        snapshot = read_only_snapshot(settings)
+        self.read_only = snapshot is not None
+        if snapshot is not None:
+            log.warning(
+                "askpapers: the data directory %s is read-only; answering from a copy of it (ingest is disabled)",
+                settings.data_dir,
+            )
+            settings = snapshot
+        self.settings = settings
+        self.store = Store(settings, embedder.embedder_id, embedder.dim)
+        self._lexical: LexicalIndex | None = None
+        self._lexical_key = ""
+        self._lock = threading.Lock()
+        self._papers: dict[str, Paper] = {}  # records read from the store, kept until the store changes
+        self._papers_key = ""
+        self._pinned = threading.local()
+
+    # -- freshness ---------------------------------------------------------------------------------------
+    def refresh(self) -> LexicalIndex:
+        """The BM25 index, brought up to date first if the store changed, here or in another process."""
+        pinned: LexicalIndex | None = getattr(self._pinned, "index", None)
+        if pinned is not None:
+            return pinned
+        with self._lock:
+            key = self.store.revision
+            if self._lexical is None or key != self._lexical_key or not self._lexical.path.exists():
+                self._lexical = sync_lexical(self.store, self.settings)
+                self._lexical_key = key
+            if key != self._papers_key:
+                self._papers.clear()
+                self._papers_key = key
+            return self._lexical
+
+    @contextmanager
+    def pinned(self) -> Iterator[None]:
+        """One freshness check for every lookup inside (one question's), on this thread."""
+        if getattr(self._pinned, "index", None) is not None:
+            yield
+            return
+        self._pinned.index = self.refresh()
+        try:
+            yield
+        finally:
+            self._pinned.index = None
+
+    @property
+    def lexical(self) -> LexicalIndex:
+        """The BM25 index, up to date with the store."""
+        return self.refresh()
+
+    def _lexical_call(self, call: Callable[[LexicalIndex], T]) -> T:
+        """Run ``call`` on the fresh BM25 index; a damaged index file is rebuilt from the store, then retried.
+
+        The index is a cache: if its file is overwritten or corrupted while the app runs, the next question
+        rebuilds it instead of failing until another process does.
+        """
+        index = self.refresh()
+        try:
+            return call(index)
+        except sqlite3.DatabaseError as e:
+            log.warning("askpapers: the BM25 index %s is damaged (%s); rebuilding it from the store", index.path, e)
+            with self._lock:
+                self._lexical = sync_lexical(self.store, self.settings, force=True)
+                self._lexical_key = self.store.revision
+                index = self._lexical
+            if getattr(self._pinned, "index", None) is not None:
+                self._pinned.index = index
+            return call(index)
+
+    # -- search ------------------------------------------------------------------------------------------
+    def embed(self, text: str) -> np.ndarray:
+        return self.embedder.embed_query(text)
+
+    def nearest_chunks(self, text: str, n: int, filters: Filters | None = None) -> list[ChunkHit]:
+        """The ``n`` chunks most similar to ``text``, most similar first."""
+        return self.store.query_chunks(self.embed(text), n, where_clause(filters))
+
+    def best_chunks(self, text: str, n: int, filters: Filters | None = None) -> dict[str, ChunkHit]:
+        """Each paper among the ``n`` nearest chunks, with its most similar chunk."""
+        return best_chunk_per_paper(self.nearest_chunks(text, n, filters))
+
+    def best_chunks_within(self, text: str, paper_ids: Sequence[str]) -> dict[str, ChunkHit]:
+        """The most similar chunk of each of the given papers."""
+        if not paper_ids:
+            return {}
+        where = {"paper_id": {"$in": list(paper_ids)}}
+        return best_chunk_per_paper(self.store.query_chunks(self.embed(text), CHUNKS_PER_PAPER * len(paper_ids), where))
+
+    def lexical_search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """BM25 over the query's words: (paper_id, score), best first."""
+        return self._lexical_call(lambda index: index.search(query, n, filters))
+
+    def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """Papers stating one of the phrases (consecutive stemmed words), best BM25 first."""
+        return self._lexical_call(lambda index: index.phrase_search(phrases, n, filters))
+
+    # -- records -----------------------------------------------------------------------------------------
+    def papers(self, ids: Sequence[str]) -> dict[str, Paper]:
+        """The stored records of these papers (those that exist), from the cache where possible."""
+        found = {pid: p for pid in dict.fromkeys(ids) if (p := self._papers.get(pid)) is not None}
+        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
+        if missing:
+            fetched = self.store.get_papers(missing)
+            found.update(fetched)
+            with self._lock:
+                if len(self._papers) + len(fetched) > PAPER_CACHE:
+                    self._papers.clear()
+                self._papers.update(fetched)
+        return {pid: found[pid] for pid in ids if pid in found}
+
+    def all_papers(self) -> list[Paper]:
+        """Every paper in the store, by title."""
+        return sorted(self.store.iter_papers(), key=lambda p: p.title.lower())
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The papers' embeddings (the mean of their chunks)."""
+        return self.store.paper_vectors(list(ids))
+
+    def count(self) -> int:
+        return self.store.count()
+
+    @property
+    def revision(self) -> str:
+        return self.store.revision

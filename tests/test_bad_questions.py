@@ -82,7 +82,7 @@ def _answers(app: Any, question: str) -> Any:
     if not answer.found:
         _no_match(answer)
     hits = app.search(question)
-    stored = app.retriever.papers([h.paper_id for h in hits])
+    stored = app.index.papers([h.paper_id for h in hits])
     assert all(h.paper_id in stored and h.title == stored[h.paper_id].title for h in hits)
     return answer
 
@@ -193,7 +193,7 @@ def test_fts_syntax_search_finds_the_topic(app, query: str) -> None:  # type: ig
 def test_lexical_index_takes_any_string_as_words(app) -> None:  # type: ignore[no-untyped-def]
     from vectorstore.lexical import match_expression, phrase_expression
 
-    lex = app.retriever.lexical
+    lex = app.index.lexical
     titles = {p.paper_id: p.title for p in app.papers()}
     word = r"[^\W_]+"
     quoted_words = re.compile(rf'(?:"{word}"(?: OR "{word}")*)?')
@@ -229,8 +229,8 @@ def test_lexical_index_takes_any_string_as_words(app) -> None:  # type: ignore[n
 
 
 def test_sql_looking_text_changes_nothing(app) -> None:  # type: ignore[no-untyped-def]
-    lex = app.retriever.lexical
-    before = (app.ask(IB).to_dict(), [h.paper_id for h in app.search(IB)], app.retriever.store.count())
+    lex = app.index.lexical
+    before = (app.ask(IB).to_dict(), [h.paper_id for h in app.search(IB)], app.index.store.count())
     built = lex.built_from()
     for question in SQL:
         answer = _answers(app, question)
@@ -239,7 +239,7 @@ def test_sql_looking_text_changes_nothing(app) -> None:  # type: ignore[no-untyp
         if question.startswith("'; DROP"):
             _no_match(answer)
             assert answer.text.startswith("No paper in the corpus mentions DROP, TABLE.")
-    after = (app.ask(IB).to_dict(), [h.paper_id for h in app.search(IB)], app.retriever.store.count())
+    after = (app.ask(IB).to_dict(), [h.paper_id for h in app.search(IB)], app.index.store.count())
     for d in (before[0], after[0]):
         d.pop("latency_s")
     assert after == before and before[2] == 38
@@ -348,7 +348,7 @@ def cli_results(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str,
     d = tmp_path_factory.mktemp("cli-bad")
     settings = Settings(store=StoreSettings(data_dir=d, default_corpus=CORPUS))
     assert ingest([CORPUS], settings.store, progress=False, embedder=embedder).added == 38
-    AskPapers(settings).retriever.lexical  # noqa: B018  (build the BM25 index once, before the processes start)
+    AskPapers(settings).index.lexical  # noqa: B018  (build the BM25 index once, before the processes start)
     env = {**os.environ, "ASKPAPERS_DATA_DIR": str(d), "ASKPAPERS_DEFAULT_CORPUS": str(CORPUS)}
     for var in [v for v in env if v.startswith("ASKPAPERS_CHROMA_")]:
         env.pop(var)

@@ -20,7 +20,8 @@ from rag.types import Answer
 from tests.conftest import CORPUS, make_settings
 from tests.fake_openai import FakeOpenAI, Reply
 from vectorstore.errors import StoreError
-from vectorstore.pipeline import ingest, lexical_path
+from vectorstore.lexical import lexical_path
+from vectorstore.pipeline import ingest
 from vectorstore.store import Store
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
@@ -81,7 +82,7 @@ def test_read_only_data_dir_still_answers_and_ingest_fails_clearly(
 ) -> None:
     settings = built.model_copy(update={"store": built.store.model_copy(update={"data_dir": read_only})})
     app = AskPapers(settings)
-    assert app.retriever.read_only
+    assert app.index.read_only
     assert [c.title for c in app.ask(RC).citations] == ["Parallel Echo State Network (ParalESN)"]
     extra = tmp_path / "extra.jsonl"
     extra.write_text(json.dumps({"id": "x", "abstract": "We study sparse autoencoders."}) + "\n", encoding="utf-8")

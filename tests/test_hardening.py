@@ -173,7 +173,8 @@ def test_a_running_app_rebuilds_a_damaged_bm25_file(tmp_path: Path, embedder: An
     import sqlite3
 
     from rag.api import AskPapers
-    from vectorstore.pipeline import ingest, lexical_path
+    from vectorstore.lexical import lexical_path
+    from vectorstore.pipeline import ingest
 
     settings = make_settings(tmp_path / "store")
     ingest([CORPUS], settings.store, progress=False, embedder=embedder)

@@ -97,7 +97,7 @@ def test_duplicate_abstracts_become_one_paper(tmp_path, fresh_settings, embedder
 
 
 def test_embed_export_then_ingest_matches_a_normal_ingest(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
-    from vectorstore.export import embed_to_jsonl
+    from vectorstore.embed_export import embed_to_jsonl
 
     out = tmp_path / "embedded.jsonl"
     assert embed_to_jsonl([CORPUS], out, fresh_settings.store, progress=False, embedder=embedder) == (38, 0)
@@ -138,7 +138,7 @@ def test_one_precomputed_vector_is_used_for_the_whole_abstract(tmp_path, fresh_s
     store = Store(fresh_settings.store, embedder.embedder_id, embedder.dim)
     assert store.stored()["qa"].n_chunks == 1
     hits = store.query_chunks(embedder.embed_query("quantum annealing schedules for spin glasses"), 3)
-    assert hits[0][0] == "qa" and hits[0][2] > 0.99
+    assert hits[0].paper_id == "qa" and hits[0].similarity > 0.99
 
 
 @pytest.mark.parametrize(
@@ -194,9 +194,9 @@ def test_each_committed_batch_is_seen_by_a_running_app(tmp_path, fresh_settings,
     monkeypatch.setattr(Store, "write", failing_write)
     with pytest.raises(StoreError, match="disk full"):
         ingest([write("b.jsonl", records)], settings, progress=False, embedder=embedder)
-    assert app.retriever.store.count() == 2
-    assert [pid for pid, _ in app.retriever.lexical.search("kiwi emu", 5)] in (["w", "v"], ["v", "w"])
-    assert app.retriever.lexical.search("wombat", 5) == []
+    assert app.index.store.count() == 2
+    assert [pid for pid, _ in app.index.lexical.search("kiwi emu", 5)] in (["w", "v"], ["v", "w"])
+    assert app.index.lexical.search("wombat", 5) == []
     hits = {h.paper_id: h.abstract for h in app.search("kiwi nest burrows")}
     assert hits["w"] == "Kiwi nest in burrows." and hits["v"] == "Emu run in deserts."  # not the cached records
     monkeypatch.setattr(Store, "write", real_write)

@@ -1,6 +1,6 @@
 """A short load test of the web app's HTTP API: 20 concurrent chat sessions with follow-ups for ~12 s.
 
-Runs the machinery of bench/load.py (``make bench-load`` is the 60 s version, with latency and memory figures):
+Runs the machinery of ``bench.load`` (``make bench-load`` is the 60 s version, with latency and memory figures):
 ``askpapers serve`` as a subprocess on 127.0.0.1 over a fresh store, reference answers asked one at a time, then the
 sessions at once. Only correctness is asserted here: every request answered, no session seeing another's history
 or citations.
@@ -8,32 +8,15 @@ or citations.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
-from tests.conftest import ROOT
+from bench import load
 
 SESSIONS = 20
 SECONDS = 12.0
 
 
-def bench_load() -> ModuleType:
-    """bench/load.py as a module (bench/ is not a package; it imports its sibling ``compare``)."""
-    name = "askpapers_bench_load"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / "load.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_concurrent_sessions_are_all_answered_and_isolated(tmp_path: Path) -> None:
-    load = bench_load()
     assert len({c[0] for c in load.CONVERSATIONS[:SESSIONS]}) == SESSIONS, "every session asks its own question"
     # sessions take turns: plain HTTP with a session hash, the simple /call API, gradio_client
     result = load.run_load(SESSIONS, SECONDS, client="mixed", progress=lambda msg: print(msg, flush=True))
@@ -50,7 +33,6 @@ def test_concurrent_sessions_are_all_answered_and_isolated(tmp_path: Path) -> No
 
 
 def test_isolation_check_catches_a_foreign_answer() -> None:
-    load = bench_load()
     mine = ((1, "p-mine", "Mine", "Evidence."),)
     other = ((1, "p-other", "Other", "Other evidence."),)
     result = {"question": "Which of them use mutual information?", "citations": []}

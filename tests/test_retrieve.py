@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from rag.api import AskPapers
-from rag.retrieve import best_chunk_per_paper, rrf
+from rag.index import best_chunk_per_paper
+from rag.retrieval import rrf
 from tests.conftest import CORPUS
 from vectorstore.errors import QuestionError
 from vectorstore.lexical import match_expression
+from vectorstore.types import ChunkHit
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:
@@ -23,9 +25,10 @@ def test_rrf_sums_reciprocal_ranks() -> None:
 
 
 def test_chunks_aggregate_to_their_best_per_paper() -> None:
-    hits = [("p1", "x", 0.9, 0), ("p2", "y", 0.8, 0), ("p1", "z", 0.95, 1), ("p2", "w", 0.1, 2)]
+    hits = [ChunkHit("p1", "x", 0.9, 0), ChunkHit("p2", "y", 0.8, 0), ChunkHit("p1", "z", 0.95, 1),
+            ChunkHit("p2", "w", 0.1, 2)]  # fmt: skip
     best = best_chunk_per_paper(hits)
-    assert best == {"p1": (0.95, "z"), "p2": (0.8, "y")}
+    assert {pid: (h.similarity, h.text) for pid, h in best.items()} == {"p1": (0.95, "z"), "p2": (0.8, "y")}
 
 
 def test_search_returns_each_paper_once(app) -> None:  # type: ignore[no-untyped-def]
@@ -60,7 +63,8 @@ def test_lexical_syntax_never_reaches_fts5() -> None:
 
 def test_lexical_index_is_rebuilt_when_the_store_changes(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
     from rag.api import AskPapers
-    from vectorstore.pipeline import ingest, lexical_path
+    from vectorstore.lexical import lexical_path
+    from vectorstore.pipeline import ingest
 
     f = tmp_path / "a.jsonl"
     f.write_text(json.dumps({"id": "a", "abstract": "Zebrafish swim patterns under hypoxia."}) + "\n")
@@ -71,15 +75,15 @@ def test_lexical_index_is_rebuilt_when_the_store_changes(tmp_path, fresh_setting
     g = tmp_path / "b.jsonl"
     g.write_text(json.dumps({"id": "b", "abstract": "Quokka populations on Rottnest island."}) + "\n")
     ingest([g], fresh_settings.store, progress=False, embedder=embedder)
-    assert [pid for pid, _ in app.retriever.lexical.search("quokka", 5)] == ["b"]  # count changed: rebuilt
+    assert [pid for pid, _ in app.index.lexical.search("quokka", 5)] == ["b"]  # count changed: rebuilt
     lexical_path(fresh_settings.store).unlink()  # same count, index gone: rebuilt too
-    assert [pid for pid, _ in app.retriever.lexical.search("zebrafish", 5)] == ["a"]
+    assert [pid for pid, _ in app.index.lexical.search("zebrafish", 5)] == ["a"]
 
 
 def test_phrase_search_finds_consecutive_words_only(app) -> None:  # type: ignore[no-untyped-def]
-    lex = app.retriever.lexical
+    lex = app.index.lexical
     ids = {pid for pid, _ in lex.phrase_search(["information bottleneck"], 50)}
-    titles = {p.title for p in app.retriever.papers(list(ids)).values()}
+    titles = {p.title for p in app.index.papers(list(ids)).values()}
     assert "SymSpectra" in titles and "CGTFra" in titles and len(ids) == 6
     assert lex.phrase_search(["bottleneck information"], 50) == []  # order matters
     assert lex.phrase_search(['"; DROP TABLE papers; --'], 5) is not None  # never reaches FTS5 as syntax
@@ -94,8 +98,8 @@ def test_bm25_takes_in_only_what_changed_while_another_ingest_runs(  # type: ign
     tmp_path, fresh_settings, embedder, monkeypatch
 ) -> None:
     """Papers written since the index's time mark are upserted in place; a full rebuild is the fallback."""
-    from vectorstore.lexical import LexicalIndex
-    from vectorstore.pipeline import ingest, lexical_path
+    from vectorstore.lexical import LexicalIndex, lexical_path
+    from vectorstore.pipeline import ingest
 
     def write(name: str, records: list[dict[str, str]]) -> Path:
         path = tmp_path / name
@@ -112,19 +116,19 @@ def test_bm25_takes_in_only_what_changed_while_another_ingest_runs(  # type: ign
     inode = path.stat().st_ino
     ingest([write("new.jsonl", [{"id": "q1", "abstract": "Quokka populations on Rottnest island."}])],
            fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
-    assert [pid for pid, _ in app.retriever.lexical.search("quokka", 5)] == ["q1"]
+    assert [pid for pid, _ in app.index.lexical.search("quokka", 5)] == ["q1"]
     # an updated abstract (same count) is picked up too
     ingest([write("new.jsonl", [{"id": "q1", "abstract": "Wombat burrows in Tasmania."}])],
            fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
-    assert [pid for pid, _ in app.retriever.lexical.search("wombat", 5)] == ["q1"]
-    assert app.retriever.lexical.search("quokka", 5) == []
+    assert [pid for pid, _ in app.index.lexical.search("wombat", 5)] == ["q1"]
+    assert app.index.lexical.search("quokka", 5) == []
     assert rebuilds == [] and path.stat().st_ino == inode, "updated in place, not rebuilt"
-    assert app.retriever.lexical.built_from() == (app.retriever.store.revision, 39)
+    assert app.index.lexical.built_from() == (app.index.store.revision, 39)
     path.write_bytes(b"damaged" * 100)  # a damaged file is rebuilt from Chroma
     ingest([write("more.jsonl", [{"id": "q2", "abstract": "Kiwi birds of New Zealand."}])],
            fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
-    assert [pid for pid, _ in app.retriever.lexical.search("kiwi", 5)] == ["q2"]
-    assert rebuilds and app.retriever.lexical.built_from() == (app.retriever.store.revision, 40)
+    assert [pid for pid, _ in app.index.lexical.search("kiwi", 5)] == ["q2"]
+    assert rebuilds and app.index.lexical.built_from() == (app.index.store.revision, 40)
 
 
 def test_bm25_update_is_not_thrown_away_when_papers_land_during_it(  # type: ignore[no-untyped-def]
@@ -132,8 +136,8 @@ def test_bm25_update_is_not_thrown_away_when_papers_land_during_it(  # type: ign
 ) -> None:
     """Another ingest committing while the index updates makes the first count stale; that is no reason to
     rebuild the whole index (12 s at 50k papers)."""
-    from vectorstore.lexical import LexicalIndex
-    from vectorstore.pipeline import ingest, sync_lexical
+    from vectorstore.lexical import LexicalIndex, sync_lexical
+    from vectorstore.pipeline import ingest
 
     ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
     app = AskPapers(fresh_settings)
@@ -141,7 +145,7 @@ def test_bm25_update_is_not_thrown_away_when_papers_land_during_it(  # type: ign
     f = tmp_path / "new.jsonl"
     f.write_text(json.dumps({"id": "q1", "abstract": "Quokka populations on Rottnest island."}) + "\n")
     ingest([f], fresh_settings.store, progress=False, embedder=embedder)
-    store = app.retriever.store
+    store = app.index.store
     real_count, counts = type(store).count, []
 
     def count_before_q1_landed(self):  # type: ignore[no-untyped-def]

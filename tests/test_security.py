@@ -127,7 +127,7 @@ def test_hostile_abstracts_cannot_fetch_leak_or_fake_citations(
     assert "<img" not in answer_html(answer.text, len(answer.citations)).lower()
     assert answer.removed_markers == [99]
     assert any("contained 4 image(s) or HTML element(s)" in n and "never loaded" in n for n in answer.notices)
-    stored = {p.paper_id for p in app.retriever.store.iter_papers()}
+    stored = {p.paper_id for p in app.index.store.iter_papers()}
     assert answer.citations and all(c.paper_id in stored for c in answer.citations)
     assert all(c.evidence in c.abstract for c in answer.citations)
     extractive = app.ask("Which papers use information bottleneck?", mode="extractive")

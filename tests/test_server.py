@@ -16,7 +16,8 @@ from tests.chroma_server import ChromaServer
 from tests.conftest import CORPUS, make_settings
 from vectorstore.config import StoreSettings
 from vectorstore.errors import StoreError
-from vectorstore.pipeline import ingest, lexical_path
+from vectorstore.lexical import lexical_path
+from vectorstore.pipeline import ingest
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
 

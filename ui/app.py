@@ -20,14 +20,15 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import gradio as gr
 import pandas as pd
 
 from rag.api import AskPapers
-from rag.export import to_bibtex, to_csv, to_markdown
-from rag.inputs import MAX_HISTORY_CHARS, MAX_HISTORY_MESSAGES, MAX_MESSAGE_CHARS
+from rag.citation_export import to_bibtex, to_csv, to_markdown
+from rag.inputs import recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer
 from vectorstore.errors import AskPapersError
@@ -55,22 +56,6 @@ CSS = """
 #sources .flag { color: #b45309; font-size: 0.9em; }
 #sources, #chat, #abstract { overflow-wrap: anywhere; word-break: break-word; }
 """
-
-
-def history_for_api(convo: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The recent messages of a chat, within the API's bounds (older ones are left out)."""
-    out: list[dict[str, Any]] = []
-    total = 0
-    for m in reversed([m for m in convo if not m.get("shown_only")][-MAX_HISTORY_MESSAGES:]):
-        content = str(m["content"])[:MAX_MESSAGE_CHARS]
-        if total + len(content) > MAX_HISTORY_CHARS:
-            break
-        total += len(content)
-        msg: dict[str, Any] = {"role": m["role"], "content": content}
-        if m.get("paper_ids") is not None:
-            msg["paper_ids"] = m["paper_ids"]
-        out.append(msg)
-    return out[::-1]
 
 
 def chat_view(convo: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -164,24 +149,30 @@ class Exports:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
-    settings = app.settings
-    exports = exports or Exports()
+def filters(venue: str, year: float | None, has_code: bool) -> dict[str, Any]:
+    """The filter controls as the API takes them (it validates them)."""
+    return {"venue": venue or None, "year": int(year) if year else None, "has_code": bool(has_code) or None}
 
-    def filters(venue: str, year: float | None, has_code: bool) -> dict[str, Any]:
-        return {"venue": venue or None, "year": int(year) if year else None, "has_code": bool(has_code) or None}
+
+class Handlers:
+    """What the page's events call; each goes through the facade."""
+
+    def __init__(self, app: AskPapers, exports: Exports) -> None:
+        self.app = app
+        self.exports = exports
 
     def respond(
-        message: str, convo: list[dict[str, Any]] | None, mode: str, k: float, venue: str, year: float | None,
-        has_code: bool,
+        self, message: str, convo: list[dict[str, Any]] | None, mode: str, k: float, venue: str,
+        year: float | None, has_code: bool,
     ) -> Iterator[tuple[Any, ...]]:  # fmt: skip
         convo = list(convo or [])
-        past = history_for_api(convo)
+        past = recent([m for m in convo if not m.get("shown_only")])
         pending = [*convo, turn("user", message), {"role": "assistant", "content": "", "html": "<p>…</p>"}]
         yield chat_view(pending), "", "", gr.skip(), gr.skip(), gr.skip(), gr.skip()  # the notice comes back at the end
         text = ""
         try:
-            stream = app.ask_stream(message, past, mode=mode, k=int(k), filters=filters(venue, year, has_code))  # type: ignore[arg-type]
+            scope = filters(venue, year, has_code)
+            stream = self.app.ask_stream(message, past, mode=mode, k=int(k), filters=scope)  # type: ignore[arg-type]
             for item in stream:
                 if isinstance(item, Answer):
                     done = [
@@ -189,7 +180,8 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
                         turn("user", message),
                         turn("assistant", item.text, [c.paper_id for c in item.citations]),
                     ]
-                    yield chat_view(done), "", notice_md(item), sources_html(item), exports.write(item), item, done
+                    files = self.exports.write(item)
+                    yield chat_view(done), "", notice_md(item), sources_html(item), files, item, done
                     return
                 text += item
                 pending[-1]["html"] = answer_html(text)  # every partial render is as safe as the final one
@@ -205,19 +197,19 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             }
             yield chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), [], None, pending
 
-    def table() -> tuple[str, pd.DataFrame]:
+    def table(self) -> tuple[str, pd.DataFrame]:
         rows = [
             {"Title": printable(p.title, newlines=False), "Venue": printable(p.venue, newlines=False),
              "Year": p.year or "", "Code": " ".join(p.code_urls), "ID": p.paper_id}
-            for p in app.papers()
+            for p in self.app.papers()
         ]  # fmt: skip
         df = pd.DataFrame(rows, columns=["Title", "Venue", "Year", "Code", "ID"])
         return f"**{len(rows)} papers** in the corpus. Click a row to read its abstract.", df
 
-    def show_abstract(evt: gr.SelectData) -> str:
+    def show_abstract(self, evt: gr.SelectData) -> str:
         row = evt.row_value or []
         pid = str(row[-1]) if row else ""
-        paper = app.paper(pid)
+        paper = self.app.paper(pid)
         if paper is None:
             return ""
         venue = f" · {text_html(paper.venue)}" if paper.venue else ""
@@ -226,7 +218,7 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             f"<p class='meta'>{text_html(pid)}{venue}</p><p>{text_html(paper.abstract)}</p></div>"
         )
 
-    def corpus_map(answer: Answer | None) -> pd.DataFrame:
+    def corpus_map(self, answer: Answer | None) -> pd.DataFrame:
         cited = {c.paper_id for c in answer.citations} if answer else set()
         rows = [
             {
@@ -235,11 +227,11 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
                 "title": printable(p.title, newlines=False),
                 "topic": "★ cited in last answer" if p.paper_id in cited else p.topic,
             }
-            for p in app.corpus_map()
+            for p in self.app.corpus_map()
         ]
         return pd.DataFrame(rows, columns=["x", "y", "title", "topic"])
 
-    def add(files: Any, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, ...]:  # noqa: B008
+    def add(self, files: Any, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, ...]:  # noqa: B008
         """Ingest uploaded files. The payload is raw (``preprocess=False``): only files Gradio received as
         uploads are read, never a server path that a caller names."""
         if not files:
@@ -247,85 +239,104 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         accepted: list[tuple[Path, str]] = []
         try:
             accepted = uploaded_paths(files, gr.utils.get_upload_folder())
-            report = app.add_files([p for p, _ in accepted], progress=True)  # tqdm, shown by gr.Progress
+            report = self.app.add_files([p for p, _ in accepted], progress=True)  # tqdm, shown by gr.Progress
         except AskPapersError as e:
             msg = str(e)
             for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
                 msg = msg.replace(str(path), name)
             return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), gr.skip(), None)
-        count, df = table()
-        return (f"✅ {html.escape(report.summary())}", count, df, corpus_map(None), None)
+        count, df = self.table()
+        return (f"✅ {html.escape(report.summary())}", count, df, self.corpus_map(None), None)
 
+    def api_ask(
+        self, question: str, history: list[dict[str, Any]] | None = None, mode: str = "auto", k: int | None = None,
+        venue: str | None = None, year: int | None = None, has_code: bool | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """Answer a question; returns the answer text and its citations (the CLI's --json shape)."""
+        try:
+            scope = {"venue": venue, "year": year, "has_code": has_code}
+            return self.app.ask(question, history, mode=mode, k=k, filters=scope).to_dict()  # type: ignore[arg-type]
+        except AskPapersError as e:
+            return {"question": str(question)[:200], "error": str(e), "answer": "", "citations": [], "found": False}
+
+
+def _chat_tab(app: AskPapers) -> SimpleNamespace:
+    settings = app.settings
+    with gr.Tab("Chat"), gr.Row():
+        with gr.Column(scale=3):
+            chatbot = gr.Chatbot(label="Chat", height=520, elem_id="chat", sanitize_html=True,
+                                 render_markdown=False, latex_delimiters=LATEX)  # fmt: skip
+            with gr.Row():
+                box = gr.Textbox(
+                    placeholder="Which papers use information bottleneck?",
+                    show_label=False, scale=5, elem_id="question", submit_btn=False,
+                    max_length=2000,
+                )  # fmt: skip
+                send = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
+            gr.Examples(EXAMPLES, inputs=box, label="Examples")
+            with gr.Accordion("Settings", open=False):
+                mode = gr.Radio(["auto", "extractive", "llm"], value=settings.mode, label="Answer mode")
+                k = gr.Slider(1, settings.answer.max_list, value=settings.answer.max_list, step=1,
+                              label="Most papers to cite")  # fmt: skip
+                venues = sorted({p.venue for p in app.papers() if p.venue})
+                venue = gr.Dropdown(["", *venues], value="", label="Venue", allow_custom_value=True)
+                year = gr.Number(value=None, precision=0, label="Year")
+                has_code = gr.Checkbox(label="Only papers with code")
+            new_chat = gr.Button("New chat", size="sm")
+        with gr.Column(scale=2):
+            notice = gr.Markdown(elem_id="notice")
+            sources = gr.HTML(sources_html(None), elem_id="sources")
+            files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
+                            interactive=False, elem_id="exports")  # fmt: skip
+    return SimpleNamespace(chatbot=chatbot, box=box, send=send, mode=mode, k=k, venue=venue, year=year,
+                           has_code=has_code, new_chat=new_chat, notice=notice, sources=sources,
+                           files=files)  # fmt: skip
+
+
+def _papers_tab() -> SimpleNamespace:
+    with gr.Tab("Papers"):
+        count = gr.Markdown(elem_id="paper-count")
+        papers = gr.Dataframe(
+            headers=["Title", "Venue", "Year", "Code", "ID"], datatype=["str"] * 5, interactive=False,
+            show_search="search", wrap=True, elem_id="papers", max_height=480,
+        )  # fmt: skip
+        abstract = gr.HTML(elem_id="abstract")
+        with gr.Row():
+            upload = gr.File(label="Add abstracts (.txt, .jsonl, .json, .csv)", file_count="multiple",
+                             file_types=[".txt", ".jsonl", ".json", ".csv"], elem_id="upload")  # fmt: skip
+            add_btn = gr.Button("Add to corpus", elem_id="add")
+        upload_status = gr.Markdown(elem_id="upload-status")
+    return SimpleNamespace(count=count, papers=papers, abstract=abstract, upload=upload, add_btn=add_btn,
+                           upload_status=upload_status)  # fmt: skip
+
+
+def _map_tab() -> gr.ScatterPlot:
+    with gr.Tab("Map"):
+        gr.Markdown(
+            "Papers projected from their embeddings (PCA), coloured by topic cluster; ★ = cited by the last answer."
+        )
+        return gr.ScatterPlot(x="x", y="y", color="topic", tooltip=["title", "topic"], height=560, elem_id="map")
+
+
+def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
+    h = Handlers(app, exports or Exports())
     with gr.Blocks(title="askpapers", delete_cache=(3600, 3600)) as demo:
         last = gr.State(None)
         convo = gr.State([])
         gr.Markdown("## askpapers\nAsk about the papers in the corpus; every answer cites the abstracts it used.")
-        with gr.Tab("Chat"), gr.Row():
-            with gr.Column(scale=3):
-                chatbot = gr.Chatbot(label="Chat", height=520, elem_id="chat", sanitize_html=True,
-                                     render_markdown=False, latex_delimiters=LATEX)  # fmt: skip
-                with gr.Row():
-                    box = gr.Textbox(
-                        placeholder="Which papers use information bottleneck?",
-                        show_label=False, scale=5, elem_id="question", submit_btn=False,
-                        max_length=2000,
-                    )  # fmt: skip
-                    send = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
-                gr.Examples(EXAMPLES, inputs=box, label="Examples")
-                with gr.Accordion("Settings", open=False):
-                    mode = gr.Radio(["auto", "extractive", "llm"], value=settings.mode, label="Answer mode")
-                    k = gr.Slider(1, settings.retrieval.max_list, value=settings.retrieval.max_list, step=1,
-                                  label="Most papers to cite")  # fmt: skip
-                    venues = sorted({p.venue for p in app.papers() if p.venue})
-                    venue = gr.Dropdown(["", *venues], value="", label="Venue", allow_custom_value=True)
-                    year = gr.Number(value=None, precision=0, label="Year")
-                    has_code = gr.Checkbox(label="Only papers with code")
-                new_chat = gr.Button("New chat", size="sm")
-            with gr.Column(scale=2):
-                notice = gr.Markdown(elem_id="notice")
-                sources = gr.HTML(sources_html(None), elem_id="sources")
-                files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
-                                interactive=False, elem_id="exports")  # fmt: skip
-        with gr.Tab("Papers"):
-            count = gr.Markdown(elem_id="paper-count")
-            papers = gr.Dataframe(
-                headers=["Title", "Venue", "Year", "Code", "ID"], datatype=["str"] * 5, interactive=False,
-                show_search="search", wrap=True, elem_id="papers", max_height=480,
-            )  # fmt: skip
-            abstract = gr.HTML(elem_id="abstract")
-            with gr.Row():
-                upload = gr.File(label="Add abstracts (.txt, .jsonl, .json, .csv)", file_count="multiple",
-                                 file_types=[".txt", ".jsonl", ".json", ".csv"], elem_id="upload")  # fmt: skip
-                add_btn = gr.Button("Add to corpus", elem_id="add")
-            upload_status = gr.Markdown(elem_id="upload-status")
-        with gr.Tab("Map"):
-            gr.Markdown(
-                "Papers projected from their embeddings (PCA), coloured by topic cluster; ★ = cited by the last answer."
-            )
-            plot = gr.ScatterPlot(x="x", y="y", color="topic", tooltip=["title", "topic"], height=560, elem_id="map")
-
-        inputs = [box, convo, mode, k, venue, year, has_code]
-        outputs = [chatbot, box, notice, sources, files, last, convo]
-        for trigger in (send.click, box.submit):
-            trigger(respond, inputs, outputs, api_visibility="private").then(corpus_map, last, plot)
-        new_chat.click(lambda: ([], "", sources_html(None), [], None, []), None,
-                       [chatbot, notice, sources, files, last, convo])  # fmt: skip
-        papers.select(show_abstract, None, abstract)
-        add_btn.click(add, upload, [upload_status, count, papers, plot, upload], preprocess=False)
-        demo.load(table, None, [count, papers]).then(corpus_map, last, plot)
-
-        def api_ask(
-            question: str, history: list[dict[str, Any]] | None = None, mode: str = "auto", k: int | None = None,
-            venue: str | None = None, year: int | None = None, has_code: bool | None = None,
-        ) -> dict[str, Any]:  # fmt: skip
-            """Answer a question; returns the answer text and its citations (the CLI's --json shape)."""
-            try:
-                scope = {"venue": venue, "year": year, "has_code": has_code}
-                return app.ask(question, history, mode=mode, k=k, filters=scope).to_dict()  # type: ignore[arg-type]
-            except AskPapersError as e:
-                return {"question": str(question)[:200], "error": str(e), "answer": "", "citations": [], "found": False}
-
-        gr.api(api_ask, api_name="ask")  # type: ignore[attr-defined]
+        c = _chat_tab(app)
+        p = _papers_tab()
+        plot = _map_tab()
+        inputs = [c.box, convo, c.mode, c.k, c.venue, c.year, c.has_code]
+        outputs = [c.chatbot, c.box, c.notice, c.sources, c.files, last, convo]
+        for trigger in (c.send.click, c.box.submit):
+            trigger(h.respond, inputs, outputs, api_visibility="private").then(h.corpus_map, last, plot)
+        c.new_chat.click(lambda: ([], "", sources_html(None), [], None, []), None,
+                         [c.chatbot, c.notice, c.sources, c.files, last, convo])  # fmt: skip
+        p.papers.select(h.show_abstract, None, p.abstract)
+        p.add_btn.click(h.add, p.upload, [p.upload_status, p.count, p.papers, plot, p.upload], preprocess=False)
+        demo.load(h.table, None, [p.count, p.papers]).then(h.corpus_map, last, plot)
+        gr.api(h.api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
 
 
@@ -343,7 +354,7 @@ def launch(
 ) -> Any:  # fmt: skip
     settings = settings or get_settings()
     app = AskPapers(settings)
-    app.retriever  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
+    app.index  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
     demo = build(app)
     # Answers run in Gradio's worker threads, never on its event loop. Extractive answers are CPU work that
     # shares one embedder, so more than a few at once only queue inside it; LLM answers mostly wait on the

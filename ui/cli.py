@@ -1,4 +1,4 @@
-"""The ``askpapers`` command: ingest, search, ask and chat. A thin layer over :mod:`rag.api`.
+"""The ``askpapers`` command: ingest, embed, search, ask, chat, eval and serve. A thin layer over :mod:`rag.api`.
 
 Heavy modules (chromadb, onnxruntime) are imported only by the commands that need them.
 """
@@ -82,10 +82,9 @@ def _print_answer(answer: Any, as_json: bool, text: bool = True) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from rag.settings import get_settings
-    from vectorstore.pipeline import ingest
+    from rag.api import add_files
 
-    report = ingest(args.paths, get_settings().store, skip_bad=args.skip_bad, progress=args.progress)
+    report = add_files(args.paths, skip_bad=args.skip_bad, progress=args.progress)
     if args.json:
         json_out(report.to_dict())
     else:
@@ -96,12 +95,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    from rag.settings import get_settings
-    from vectorstore.export import embed_to_jsonl
+    from rag.api import default_app
 
-    written, kept = embed_to_jsonl(
-        args.paths, args.out, get_settings().store, skip_bad=args.skip_bad, progress=args.progress
-    )
+    written, kept = default_app().embed_files(args.paths, args.out, skip_bad=args.skip_bad, progress=args.progress)
     print(f"Wrote {written:,} embedded papers to {args.out}" + (f" ({kept:,} were already there)" if kept else ""))
     return 0
 
@@ -133,8 +129,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_chat(args: argparse.Namespace) -> int:
     from rag.api import ask_stream
+    from rag.inputs import recent
 
-    history: list[dict[str, str]] = []
+    history: list[dict[str, Any]] = []
     print("askpapers chat: ask about the papers; a follow-up such as “Which of those…” narrows the last answer.")
     print("Empty line or Ctrl-D to quit.\n")
     while True:
@@ -146,12 +143,16 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if not question or question in ("/quit", "/exit"):
             return 0
         try:
-            answer = _stream_answer(ask_stream(question, history, mode=args.mode, filters=_filters(args)))
+            answer = _stream_answer(ask_stream(question, recent(history), mode=args.mode, filters=_filters(args)))
         except AskPapersError as e:
             say(f"error: {e}\n")
             continue
         print()
-        history += [{"role": "user", "content": question}, {"role": "assistant", "content": answer.text}]
+        cited = [c.paper_id for c in answer.citations]
+        history += [
+            {"role": "user", "content": question},
+            {"role": "assistant", "content": answer.text, "paper_ids": cited},
+        ]
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -180,65 +181,66 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from ui.app import launch
+    from .app import launch
 
     launch(host=args.host, port=args.port, share=args.share)
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="askpapers", description="Cited answers about research papers from their abstracts."
+MODES = ["auto", "extractive", "llm"]  # auto: the LLM when OPENAI_API_KEY or OPENAI_BASE_URL is set
+
+
+def _add_inputs(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines, do not abort the file")
+    sp.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="progress bar on stderr (default: only on a terminal)",
     )
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add_inputs(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
-        sp.add_argument("--skip-bad", action="store_true", help="skip malformed JSONL lines, do not abort the file")
-        sp.add_argument(
-            "--progress",
-            action=argparse.BooleanOptionalAction,
-            default=None,
-            help="progress bar on stderr (default: only on a terminal)",
-        )
 
-    def add_filters(sp: argparse.ArgumentParser) -> None:
-        sp.add_argument("--venue", help="only papers of this venue, e.g. 'ICML 2026'")
-        sp.add_argument("--year", type=int, help="only papers of this year")
-        sp.add_argument("--has-code", action="store_true", help="only papers with a code link")
+def _add_filters(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--venue", help="only papers of this venue, e.g. 'ICML 2026'")
+    sp.add_argument("--year", type=int, help="only papers of this year")
+    sp.add_argument("--has-code", action="store_true", help="only papers with a code link")
 
+
+def _corpus_commands(sub: Any) -> None:
     sp = sub.add_parser("ingest", help="add abstract files or folders (.txt, .jsonl, .json, .csv) to the store")
-    add_inputs(sp)
+    _add_inputs(sp)
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.set_defaults(func=cmd_ingest)
-
     sp = sub.add_parser(
         "embed", help="embed a corpus once into JSONL with an 'embedding' per record (ingest then skips the model)"
     )
-    add_inputs(sp)
+    _add_inputs(sp)
     sp.add_argument("-o", "--out", type=Path, required=True, help="the JSONL to write (a rerun resumes it)")
     sp.set_defaults(func=cmd_embed)
 
+
+def _question_commands(sub: Any) -> None:
     sp = sub.add_parser("search", help="list the papers that best match a query")
     sp.add_argument("query")
-    sp.add_argument("--k", type=int, default=10, help="number of papers (default 10)")
+    sp.add_argument("--k", type=int, default=None, help="number of papers (default: ASKPAPERS_K, 10)")
     sp.add_argument("--json", action="store_true", help="print JSON")
-    add_filters(sp)
+    _add_filters(sp)
     sp.set_defaults(func=cmd_search)
-
-    modes = ["auto", "extractive", "llm"]  # auto: the LLM when OPENAI_API_KEY or OPENAI_BASE_URL is set
     sp = sub.add_parser("ask", help="answer a question with cited papers")
     sp.add_argument("question")
-    sp.add_argument("--mode", choices=modes, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
+    sp.add_argument("--mode", choices=MODES, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
     sp.add_argument("--k", type=int, default=None, help="cite at most this many papers")
     sp.add_argument("--json", action="store_true", help="print JSON: question, answer, mode, found, citations")
-    add_filters(sp)
+    _add_filters(sp)
     sp.set_defaults(func=cmd_ask)
-
     sp = sub.add_parser("chat", help="interactive chat in the terminal (follow-ups use the history)")
-    sp.add_argument("--mode", choices=modes, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
-    add_filters(sp)
+    sp.add_argument("--mode", choices=MODES, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
+    _add_filters(sp)
     sp.set_defaults(func=cmd_chat)
+
+
+def _tool_commands(sub: Any) -> None:
     sp = sub.add_parser("eval", help="score answers and search against a gold set (dev, conference or BEIR)")
     sp.add_argument("gold", type=Path, help="dev_questions.jsonl, gold_questions_*.jsonl or BEIR queries.jsonl")
     sp.add_argument("--corpus", type=Path, nargs="+", help="the corpus (default for dev questions: bundled)")
@@ -248,12 +250,21 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--limit", type=int, help="only the first N questions")
     sp.add_argument("--json", action="store_true", help="print JSON")
     sp.set_defaults(func=cmd_eval)
-
     sp = sub.add_parser("serve", help="start the web app (Gradio) at http://127.0.0.1:7860")
     sp.add_argument("--host", default=None, help="interface to bind (default: ASKPAPERS_HOST or 127.0.0.1)")
     sp.add_argument("--port", type=int, default=None, help="port (default: ASKPAPERS_PORT or 7860)")
     sp.add_argument("--share", action="store_true", help="also open a public Gradio share link (off by default)")
     sp.set_defaults(func=cmd_serve)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="askpapers", description="Cited answers about research papers from their abstracts."
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _corpus_commands(sub)
+    _question_commands(sub)
+    _tool_commands(sub)
     return p
 
 

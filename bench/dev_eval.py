@@ -1,6 +1,6 @@
 """Per-question and mean figures over the dev questions (``make bench-dev``).
 
-Usage: python bench/dev_eval.py [QUESTIONS.jsonl]   (default ../shared/eval/dev_questions.jsonl)
+Usage: .venv/bin/python -m bench.dev_eval [QUESTIONS.jsonl]   (default ../shared/eval/dev_questions.jsonl)
 Builds a fresh store of the bundled corpus in a temporary directory.
 """
 
@@ -11,20 +11,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from rag.api import AskPapers  # noqa: E402
-from rag.metrics import load_jsonl, score_dev  # noqa: E402
-from rag.settings import RetrievalSettings, Settings  # noqa: E402
-from vectorstore.config import StoreSettings  # noqa: E402
+from bench.harness import SHARED, store_settings
+from rag.api import AskPapers
+from rag.metrics import load_jsonl, score_dev
+from rag.settings import RetrievalSettings, Settings
 
 
 def main() -> int:
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "eval" / "dev_questions.jsonl"
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else SHARED / "eval" / "dev_questions.jsonl"
     items = load_jsonl(path)
     with tempfile.TemporaryDirectory() as tmp:
-        app = AskPapers(Settings(store=StoreSettings(data_dir=Path(tmp)), retrieval=RetrievalSettings()))
+        app = AskPapers(Settings(store=store_settings(data_dir=Path(tmp)), retrieval=RetrievalSettings()))
         results = []
         for item in items:
             history = [{"role": "user", "content": h} for h in item.get("history", [])]

@@ -1,4 +1,4 @@
-"""Ingest throughput against its bound: the raw ONNX model on the same texts (`python bench/ingest_ratio.py N`).
+"""Ingest throughput against its bound: the raw ONNX model on the same texts (`python -m bench.ingest_ratio N`).
 
 Takes the first N papers of ../shared/datasets/conference/icml2024.jsonl and, with one warmed embedder, times:
 the raw model on one text per paper (title + abstract, cut at 256 tokens, as the LangChain recipe embeds), the raw
@@ -8,15 +8,14 @@ model on exactly the chunk texts askpapers' ingest embeds, and a full ingest int
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-CORPUS = ROOT.parent / "shared" / "datasets" / "conference" / "icml2024.jsonl"
+from bench.harness import CONFERENCE, store_settings, warm_embedder
+from bench.recipe import page_content
+
+CORPUS = CONFERENCE / "icml2024.jsonl"
 
 
 def main() -> int:
@@ -25,8 +24,6 @@ def main() -> int:
     args = ap.parse_args()
     import chromadb  # noqa: F401  (imported before any clock starts)
 
-    from vectorstore.config import StoreSettings
-    from vectorstore.embed import get_embedder
     from vectorstore.parse import parse_paths
     from vectorstore.pipeline import chunk_batch, ingest
 
@@ -34,11 +31,10 @@ def main() -> int:
         corpus = Path(tmp) / "corpus.jsonl"
         lines = CORPUS.read_text(encoding="utf-8").splitlines()[: args.n]
         corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
-        emb = get_embedder()
-        emb.embed(["warm-up"])
+        emb = warm_embedder()
         papers = parse_paths([corpus]).papers
-        per_paper = [(p.title + ". " if not p.title_derived else "") + p.abstract for p in papers]
-        _, chunk_texts = chunk_batch(papers, emb, StoreSettings())
+        per_paper = [page_content(p) for p in papers]
+        _, chunk_texts = chunk_batch(papers, emb, store_settings())
         t = time.perf_counter()
         emb.embed(per_paper)
         raw_paper = time.perf_counter() - t
@@ -46,7 +42,7 @@ def main() -> int:
         emb.embed(chunk_texts)
         raw_chunks = time.perf_counter() - t
         t = time.perf_counter()
-        report = ingest([corpus], StoreSettings(data_dir=Path(tmp) / "store"), progress=False, embedder=emb)
+        report = ingest([corpus], store_settings(data_dir=Path(tmp) / "store"), progress=False, embedder=emb)
         seconds = time.perf_counter() - t
     n = len(papers)
     print(f"{n} papers, {report.chunks} chunks: ingest {n / seconds:.1f}/s; raw model on the chunk texts "

@@ -8,6 +8,9 @@ cached outside the repository (~/.cache/askpapers/bench), so their ingest rate i
 
 Results are kept per (mode, size) in ~/.cache/askpapers/bench/scale-results.json, so `--sizes` / `--modes` can
 re-measure part of the table; the report (docs/benchmarks-scale.md) is written from all kept results.
+
+Usage: .venv/bin/python -m bench.scale [--sizes N ...] [--modes embedded|server ...] [--report] [--out FILE]
+(from the checkout: server mode uses the test suite's ``tests.chroma_server``).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -23,22 +25,27 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare import (
+from bench.harness import (
+    CONFERENCE,
     ROOT,
-    SHARED,
+    command_line,
     dir_size_mb,
+    embedder_threads,
     in_child,
     log,
     machine,
     own_peak_rss_mb,
     pct,
+    store_settings,
     time_queries,
     versions,
+    vm_hwm_mb,
+    warm_embedder,
+    write_report,
 )
 
-CORPUS = SHARED / "datasets" / "conference" / "corpus_dev.jsonl"
-GOLD = SHARED / "datasets" / "conference" / "gold_questions_dev.jsonl"
+CORPUS = CONFERENCE / "corpus_dev.jsonl"
+GOLD = CONFERENCE / "gold_questions_dev.jsonl"
 CACHE = Path.home() / ".cache" / "askpapers" / "bench"
 RESULTS = CACHE / "scale-results.json"
 PRECOMPUTED_FROM = 10_000  # sizes from here on load precomputed embeddings (made once by `askpapers embed`)
@@ -76,7 +83,7 @@ def precomputed(n: int) -> Path:
 
     `askpapers embed` keeps the input order, so the first ``n`` lines of a larger embedded file serve too.
     """
-    from vectorstore.export import embed_to_jsonl
+    from vectorstore.embed_export import embed_to_jsonl
 
     out = CACHE / f"corpus_dev-{n}.embedded.jsonl"
     if not out.exists():
@@ -89,7 +96,7 @@ def precomputed(n: int) -> Path:
                 log(f"precomputed embeddings: the first {n:,} records of {bigger.name}")
                 return out
     log(f"precomputed embeddings: {out} (askpapers embed; resumes if partial)")
-    written, kept = embed_to_jsonl([first_n(n)], out, progress=True)
+    written, kept = embed_to_jsonl([first_n(n)], out, store_settings(), progress=True)
     log(f"precomputed embeddings: {written:,} embedded now, {kept:,} already there")
     return out
 
@@ -100,14 +107,12 @@ def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> 
 
     from rag.api import AskPapers
     from rag.settings import get_settings
-    from vectorstore.config import StoreSettings
-    from vectorstore.embed import get_embedder
+    from vectorstore.lexical import sync_lexical
     from vectorstore.pipeline import ingest
 
-    server = {"chroma_host": "127.0.0.1", "chroma_port": port} if mode == "server" else {}
-    store = StoreSettings(data_dir=Path(data_dir), collection="scale", **server)  # type: ignore[arg-type]
-    emb = get_embedder(store.embed_threads)
-    emb.embed(["warm-up"])
+    server: dict[str, Any] = {"chroma_host": "127.0.0.1", "chroma_port": port} if mode == "server" else {}
+    store = store_settings(data_dir=Path(data_dir), collection="scale", **server)
+    emb = warm_embedder(embedder_threads())
     t = time.perf_counter()
     report = ingest([corpus], store, progress=False, embedder=emb)
     ingest_s = time.perf_counter() - t
@@ -118,11 +123,8 @@ def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> 
     first_s = time.perf_counter() - t
     app.ask(qs[0], mode="extractive")
     search_ms, ask_ms, cited = time_queries(app, qs)
-    # a rebuild of the BM25 index from the store, as after another process's ingest
-    from vectorstore.pipeline import sync_lexical
-
-    t = time.perf_counter()
-    sync_lexical(app.retriever.store, store, force=True)
+    t = time.perf_counter()  # a rebuild of the BM25 index from the store, as after another process's ingest
+    sync_lexical(app.index.store, store, force=True)
     rebuild_s = time.perf_counter() - t
     return {
         "papers": report.total_papers,
@@ -138,13 +140,6 @@ def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> 
     }
 
 
-def server_peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
 def measure(mode: str, size: int, qs: list[str]) -> dict[str, Any]:
     from tests.chroma_server import ChromaServer
 
@@ -158,7 +153,7 @@ def measure(mode: str, size: int, qs: list[str]) -> dict[str, Any]:
             result = in_child(run_one, mode=mode, corpus=str(corpus), data_dir=str(data_dir),
                               port=server.port if server else 0, qs=qs)  # fmt: skip
             if server is not None and server.proc is not None:
-                result["server_rss_mb"] = server_peak_rss_mb(server.proc.pid)
+                result["server_rss_mb"] = vm_hwm_mb(server.proc.pid) or 0.0
         finally:
             if server is not None:
                 server.stop()
@@ -240,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for mode in args.modes:
             results[f"{mode}-{size}"] = measure(mode, size, qs)
             RESULTS.write_text(json.dumps(results, indent=1))
-    args.out.write_text(report(results, ".venv/bin/python bench/scale.py"), encoding="utf-8")
+    write_report(args.out, report(results, command_line("scale", [])))
     log(f"wrote {args.out}")
     return 0
 

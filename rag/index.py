@@ -91,6 +91,11 @@ class PaperIndex:
             self._pinned.index = None
 
     @property
+    def seen_revision(self) -> str:
+        """The store revision at the last freshness check (no request to the store)."""
+        return self._lexical_key
+
+    @property
     def lexical(self) -> LexicalIndex:
         """The BM25 index, up to date with the store."""
         return self.refresh()
@@ -140,6 +145,34 @@ class PaperIndex:
     def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers stating one of the phrases (consecutive stemmed words), best BM25 first."""
         return self._lexical_call(lambda index: index.phrase_search(phrases, n, filters))
+
+    def facet_search(self, facets: list[list[str]], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """Papers stating a phrase of every facet, best BM25 first."""
+        return self._lexical_call(lambda index: index.facet_search(facets, n, filters))
+
+    def all_words_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """Papers holding every content word of one of the phrases anywhere, best BM25 first."""
+        return self._lexical_call(lambda index: index.all_words_search(phrases, n, filters))
+
+    # -- the vocabulary (for reading questions) ------------------------------------------------------------------
+    def word_df(self, words: Sequence[str]) -> dict[str, int]:
+        return self._lexical_call(lambda index: index.word_df(words))
+
+    def words_with_stems(self, stems: Sequence[str]) -> list[tuple[str, int]]:
+        return self._lexical_call(lambda index: index.words_with_stems(stems))
+
+    def vocabulary(self, min_df: int = 1) -> list[tuple[str, int]]:
+        return self._lexical_call(lambda index: index.vocabulary(min_df))
+
+    def phrase_count(self, phrase: str) -> int:
+        return self._lexical_call(lambda index: index.phrase_count(phrase))
+
+    def venues(self) -> list[str]:
+        return self._lexical_call(lambda index: index.venues())
+
+    def size(self) -> int:
+        """Papers in the BM25 index (the store's count, without a request to Chroma)."""
+        return self._lexical_call(lambda index: index.size())
 
     # -- records -----------------------------------------------------------------------------------------
     def papers(self, ids: Sequence[str]) -> dict[str, Paper]:

@@ -15,13 +15,14 @@ import re
 import sqlite3
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from .config import StoreSettings
 from .store import Store
-from .text import STOPWORDS, tokens
+from .text import STOPWORDS, stem, tokens
 from .types import Filters, Paper
 
 _SCHEMA = """
@@ -30,7 +31,10 @@ CREATE VIRTUAL TABLE papers USING fts5(
     tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE words(word TEXT PRIMARY KEY, stem TEXT NOT NULL, df INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX words_by_stem ON words(stem);
 """
+MAX_WORD = 40  # longer tokens (hashes, URLs run together) are not vocabulary
 
 
 def phrase_expression(phrases: list[str], max_phrases: int = 8) -> str:
@@ -43,18 +47,42 @@ def phrase_expression(phrases: list[str], max_phrases: int = 8) -> str:
     return " OR ".join(dict.fromkeys(parts))
 
 
+def all_words_expression(phrases: list[str], max_phrases: int = 8) -> str:
+    """An FTS5 MATCH string for papers holding every content word of any one phrase, anywhere."""
+    parts = []
+    for ph in phrases[:max_phrases]:
+        words = [w for w in dict.fromkeys(tokens(ph)) if w not in STOPWORDS][:8]
+        if words:
+            parts.append("(" + " AND ".join(f'"{w}"' for w in words) + ")")
+    return " OR ".join(dict.fromkeys(parts))
+
+
 def match_expression(query: str, max_terms: int = 32) -> str:
     """An FTS5 MATCH string: the query's content words, each quoted, OR-ed together."""
     words = [t for t in dict.fromkeys(tokens(query)) if t not in STOPWORDS][:max_terms]
     return " OR ".join(f'"{w}"' for w in words)
 
 
-FORMAT = "2"  # rows keyed by rowid_of(paper_id)
+FORMAT = "3"  # rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies
 
 
 def rowid_of(paper_id: str) -> int:
     """A stable 63-bit row id for a paper id."""
     return int.from_bytes(hashlib.blake2b(paper_id.encode("utf-8"), digest_size=8).digest(), "big") >> 1
+
+
+def _words(title: str, abstract: str) -> set[str]:
+    """The distinct lower-case words of a paper's indexed text (its real title and its abstract)."""
+    return {w for w in tokens(f"{title} {abstract}") if len(w) <= MAX_WORD}
+
+
+def _count_words(conn: sqlite3.Connection, counts: dict[str, int]) -> None:
+    """Add ``counts`` (word -> change in document frequency) to the vocabulary; words at 0 are dropped."""
+    conn.executemany(
+        "INSERT INTO words(word, stem, df) VALUES (?,?,?) ON CONFLICT(word) DO UPDATE SET df = df + excluded.df",
+        [(w, stem(w), n) for w, n in counts.items() if n],
+    )
+    conn.execute("DELETE FROM words WHERE df <= 0")
 
 
 def _row(p: Paper) -> tuple[Any, ...]:
@@ -102,9 +130,13 @@ class LexicalIndex:
         n = 0
         try:
             conn.executescript(_SCHEMA)
+            counts: Counter[str] = Counter()
             for batch in _batches((_row(p) for p in papers), 2000):
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
+                for row in batch:
+                    counts.update(_words(row[2], row[3]))
+            _count_words(conn, counts)
             n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
             meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), ("format", FORMAT)]
             conn.executemany("INSERT INTO meta VALUES (?,?)", meta)
@@ -120,6 +152,13 @@ class LexicalIndex:
         try:
             with conn:
                 for batch in _batches((_row(p) for p in papers), 2000):
+                    counts: Counter[str] = Counter()
+                    for r in batch:  # the vocabulary loses the replaced text's words and gains the new ones
+                        old = conn.execute("SELECT title, abstract FROM papers WHERE rowid = ?", (r[0],)).fetchone()
+                        if old is not None:
+                            counts.subtract(_words(old[0], old[1]))
+                        counts.update(_words(r[2], r[3]))
+                    _count_words(conn, counts)
                     conn.executemany("DELETE FROM papers WHERE rowid = ?", [(r[0],) for r in batch])
                     conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "
                                      "VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
@@ -130,6 +169,54 @@ class LexicalIndex:
             conn.close()
         return n
 
+    # -- the vocabulary, for reading questions ---------------------------------------------------------------
+    def word_df(self, words: Iterable[str]) -> dict[str, int]:
+        """Document frequency of each word the corpus uses (words it never uses are left out)."""
+        conn = self._conn()
+        wanted = list(dict.fromkeys(words))
+        if conn is None or not wanted:
+            return {}
+        out: dict[str, int] = {}
+        for batch in _batches(wanted, 500):
+            marks = ",".join("?" * len(batch))
+            out.update(conn.execute(f"SELECT word, df FROM words WHERE word IN ({marks})", batch).fetchall())
+        return out
+
+    def words_with_stems(self, stems: Iterable[str]) -> list[tuple[str, int]]:
+        """(word, document frequency) of the corpus words whose stem is one of ``stems``."""
+        conn = self._conn()
+        wanted = list(dict.fromkeys(stems))
+        if conn is None or not wanted:
+            return []
+        marks = ",".join("?" * len(wanted))
+        return list(conn.execute(f"SELECT word, df FROM words WHERE stem IN ({marks})", wanted).fetchall())
+
+    def vocabulary(self, min_df: int = 1) -> list[tuple[str, int]]:
+        """Every word the corpus uses at least ``min_df`` times, with its document frequency."""
+        conn = self._conn()
+        if conn is None:
+            return []
+        return list(conn.execute("SELECT word, df FROM words WHERE df >= ?", (min_df,)).fetchall())
+
+    def phrase_count(self, phrase: str, filters: Filters | None = None) -> int:
+        """How many papers state the phrase (consecutive stemmed words)."""
+        expr = phrase_expression([phrase])
+        conn = self._conn()
+        if not expr or conn is None:
+            return 0
+        return int(conn.execute("SELECT count(*) FROM papers WHERE papers MATCH ?", (expr,)).fetchone()[0])
+
+    def venues(self) -> list[str]:
+        """The distinct venues of the indexed papers."""
+        conn = self._conn()
+        if conn is None:
+            return []
+        return sorted(str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v)
+
+    def size(self) -> int:
+        conn = self._conn()
+        return 0 if conn is None else int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
+
     def search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words."""
         return self._match(match_expression(query), n, filters)
@@ -137,6 +224,16 @@ class LexicalIndex:
     def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers that contain one of the phrases (words consecutive, after stemming), best bm25 first."""
         return self._match(phrase_expression(phrases), n, filters)
+
+    def facet_search(self, facets: list[list[str]], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """Papers that state a phrase of every facet (each facet: any of its phrases), best bm25 first."""
+        parts = [phrase_expression(f) for f in facets]
+        expr = " AND ".join(f"({p})" for p in parts if p)
+        return self._match(expr, n, filters)
+
+    def all_words_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
+        """Papers holding every content word of one of the phrases, anywhere (stemmed), best bm25 first."""
+        return self._match(all_words_expression(phrases), n, filters)
 
     def _match(self, expr: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
         conn = self._conn()

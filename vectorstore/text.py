@@ -134,6 +134,63 @@ def content_stems(text: str) -> list[str]:
     return list(seen)
 
 
+# -- word families ----------------------------------------------------------------------------------------------
+# Two words are one term when they share a stem *and* differ only by an inflection or a meaning-preserving
+# derivation: "differential" ~ "differentially", "privacy" ~ "private", "jailbreak" ~ "jailbreaks", "robot" ~
+# "robotic". Words that only share a stem are different terms: "conformal" is not "conformer" or "conformation".
+_INFLECTIONS = frozenset({"", "s", "es", "e", "ed", "d", "ing", "ings", "ly"})
+_ADJECTIVAL = frozenset({"", "s", "ic", "ics", "ical", "ically"})  # robot, robotic, robotics
+# a verb and its nouns: "hallucinate", "hallucination"; "predict", "prediction"; "quantize", "quantization"
+_VERBAL = frozenset({"", "e", "s", "es", "ed", "ing", "ate", "ates", "ated", "ating", "ation", "ations", "ion", "ions"})
+_SPELLING = (
+    (re.compile(r"isation"), "ization"),
+    (re.compile(r"is(e|ed|es|ing)$"), r"iz\1"),
+    (re.compile(r"yse$"), "yze"),
+    (re.compile(r"acy$"), "ate"),
+    (re.compile(r"(?<=[aeiou])ll(ing|ed)$"), r"l\1"),
+)
+
+
+@lru_cache(maxsize=200_000)
+def spelled(word: str) -> str:
+    """British spellings and the -acy/-ate alternation mapped to one form ("optimisation" → "optimization")."""
+    for pattern, repl in _SPELLING:
+        word = pattern.sub(repl, word)
+    return word
+
+
+def _suffix(word: str, root: str) -> str:
+    """What ``word`` adds to its stem; a doubled final consonant counts once ("planning" → "ing")."""
+    n = 0
+    while n < min(len(word), len(root)) and word[n] == root[n]:
+        n += 1
+    if n < len(root) - 1:
+        return "?" + word  # a stem that is no prefix of its word: no suffix rule applies
+    rest = word[n:]
+    return rest[1:] if n == len(root) and len(rest) > 1 and rest[0] == root[-1] else rest
+
+
+@lru_cache(maxsize=200_000)
+def same_term(a: str, b: str) -> bool:
+    """Whether two lower-case words are the same term (see the rules above)."""
+    if a == b:
+        return True
+    a, b = spelled(a), spelled(b)
+    ra, rb = stem(a), stem(b)
+    if ra != rb:
+        return False
+    sa, sb = _suffix(a, ra), _suffix(b, rb)
+    if sa == sb:
+        return True
+    pair = {sa, sb}
+    return (
+        pair <= _INFLECTIONS
+        or pair <= _ADJECTIVAL
+        or pair <= _VERBAL
+        or any(longer == shorter + x for x in ("ly", "s", "es") for shorter, longer in ((sa, sb), (sb, sa)))
+    )
+
+
 _JOIN_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
 
 

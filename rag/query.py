@@ -1,200 +1,407 @@
-"""What kind of question this is, and what topic a "which papers" question asks about."""
+"""Reading a question, however it is phrased, into a :class:`QueryPlan`.
+
+A plan says what the researcher wants (a set of papers, a count, an overview, or a fact about a named method),
+which facets every paper must meet (AND), the alternatives of each (OR), what to leave out (NOT), filters stated
+in words ("from 2024", "at ICML", "with code"), whether it narrows the previous answer, and which misspelt words
+were searched as what.
+
+Topic words are told from request words by the corpus, not by a grammar of phrasings. The question is cut into
+tokens; a short list of request words ("papers", "show", "please", "use", …) and stop-words are set aside unless
+the corpus binds them to their neighbours ("tool use" is a term, "use diffusion models" is not); the remaining
+runs of words are the topic's units. Units joined by "for", "in", "with", "of", … are separate facets unless
+the corpus states the joined phrase as one term ("mixture of experts", "theory of mind"); units joined by "or",
+"and", commas or slashes are alternatives of one facet; "not", "without" and "excluding" start an exclusion. A
+unit the corpus never states is cut into the phrases it does state. Each alternative then carries its
+spellings: an acronym the question defines, the form without a generic head ("jailbreak attacks" ~
+"jailbreak"), and the corpus's words of the same family ("differential privacy" ~ "differentially private").
+"""
 
 from __future__ import annotations
 
+import itertools
 import re
-import unicodedata
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, replace
 
-from vectorstore.text import content_stems, one_line
+from vectorstore.text import STOPWORDS, one_line, same_term, stems
 
-Kind = Literal["list", "factoid"]
+from .cues import (
+    ANAPHORA,
+    BOTH_CUES,
+    GENERIC_HEADS,
+    LINK_VERBS,
+    LINKS,
+    MODEL_HEADS,
+    NOT_WORDS,
+    OR_WORDS,
+    REQUEST_WORDS,
+    TOKEN,
+    WORK_HEADS,
+    Tok,
+    correct,
+    intent_of,
+    is_name,
+    protect_acronyms,
+    stated_filters,
+    tokens,
+)
+from .lexicon import Lexicon
+from .types import Facet, QueryPlan
 
-_LIST = re.compile(
-    r"^\s*(?:(?:so|and|ok(?:ay)?|please)[,\s]+)?(?:"
-    r"(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications|abstracts|methods|approaches)\b"
-    r"|(?:list|show|find|give|name)\s+(?:me\s+)?(?:all\s+|the\s+|any\s+)*(?:papers?|works?|studies|articles)\b"
-    r"|(?:are\s+there|is\s+there|do\s+you\s+have)\s+(?:any\s+)?(?:papers?|works?|studies|articles)\b"
-    r"|(?:papers?|works?|studies|articles)\s+(?:on|about|that|which|using|with)\b"
-    r"|(?:which|what)\s+(?:of\s+(?:those|these|them|the\s+above)|ones?)\b"
-    r")",
-    re.IGNORECASE,
-)
-_FOLLOWUP = re.compile(
-    r"\b(?:of\s+(?:those|these|them|the\s+above)|among\s+(?:those|these|them)|(?:those|these|them|ones)\s+"
-    r"(?:that|which|about|on|using)|which\s+ones?|the\s+above)\b",
-    re.IGNORECASE,
-)
-_PREFIX = re.compile(
-    r"^\s*(?:(?:so|and|ok(?:ay)?|please)[,\s]+)?(?:(?:which|what)\s+(?:other\s+)?(?:papers?|works?|studies|articles|publications"
-    r"|abstracts|methods|approaches)|(?:list|show|find|give|name)\s+(?:me\s+)?(?:all\s+|the\s+|any\s+)*(?:papers?|works?|"
-    r"studies|articles)|(?:are\s+there|is\s+there|do\s+you\s+have)\s+(?:any\s+)?(?:papers?|works?|studies|articles)|"
-    r"(?:papers?|works?|studies|articles)|(?:which|what)\s+(?:of\s+(?:those|these|them|the\s+above)|ones?))"
-    r"(?:\s+(?:of|among)\s+(?:those|these|them|the\s+above))?",
-    re.IGNORECASE,
-)
-_VERBS = (
-    r"(?:that|which|who|or|and|in\s+this\s+corpus|here|in\s+the\s+corpus|do|does|did|are|is|were|was|have|has|"
-    r"use|uses|used|using|utili[sz]e|utili[sz]es|apply|applies|applied|applying|employ|employs|employing|leverage|"
-    r"leverages|leveraging|study|studies|studied|studying|investigate|investigates|examine|examines|explore|explores|"
-    r"deal|deals|dealing|address|addresses|addressing|tackle|tackles|focus|focuses|focusing|concern|concerns|"
-    r"build|builds|building|rely|relies|relying|propose|proposes|proposing|introduce|introduces|present|presents|"
-    r"develop|develops|mention|mentions|discuss|discusses|involve|involves|involving|consider|considers|consider|"
-    r"work|works|working|related|relate|relates|based|center|centre|centered|centred|talk|talks|cover|covers|"
-    r"about|on|with|to|upon|around|in|of|for|mainly|also|specifically|explicitly|primarily|the|a|an|any|some|"
-    r"new|novel|recent|existing|topic|topics|area|field|problem|problems|subject|idea|notion|concept|method|methods|technique|techniques|framework|"
-    r"frameworks|approach|approaches|architecture|architectures|task|tasks)"
-)
-_LEADING = re.compile(rf"^\s*(?:{_VERBS}(?:\s*,\s*|\s+|$))+", re.IGNORECASE)
-# Each branch may start only where a run of blanks starts, so a long run is tried once, not at every blank.
-_ALTERNATIVES = re.compile(r"(?<!\s)\s*,\s*(?:or\s+|and\s+)?|(?<!\s)\s+or\s+|(?<!\s)\s+and/or\s+", re.IGNORECASE)
+__all__ = ["REQUEST_WORDS", "Facet", "QueryPlan", "plan", "question_terms", "same_phrase"]
+
+GLUE = 0.2  # a request word belongs to a topic when this share of its neighbour's papers state the pair
+TERM = 0.35  # units joined by a link are one term when this share of the rarer unit's papers state the whole
+MIN_TERM_PAPERS = 3  # … and at least this many papers state it
+COMMON = 0.15  # a word in at least this share of papers carries no topic on its own ("learning", "model")
+GENERIC_SHARE = 0.25  # a one-word facet in at least this share of papers only ranks them
+MAX_SPELLINGS = 12  # spellings tried per alternative
+MAX_PHRASE_WORDS = 6  # longest phrase whose statement in the corpus is checked (a longer unit is cut)
+MAX_FACETS = 6  # facets a plan keeps (a longer question is not a topic any more): the first ones
+MAX_ALTERNATIVES = 8  # alternatives a facet keeps
+
+
+# -- units and facets -------------------------------------------------------------------------------------------------
+
+
+def _generic(facet: Facet, lexicon: Lexicon) -> bool:
+    """A facet that is one word found in at least a quarter of the papers."""
+    words = [a.lower().split() for a in facet.alternatives]
+    size = max(lexicon.size, 1)
+    return all(len(w) == 1 and lexicon.df(w[0]) >= GENERIC_SHARE * size for w in words)
+
+
+def _common(unit: list[str], lexicon: Lexicon) -> bool:
+    """A unit made only of words too frequent to carry a topic ("learning", "model", "data")."""
+    size = max(lexicon.size, 1)
+    return all(lexicon.df(w) >= COMMON * size for w in unit if w not in STOPWORDS)
+
+
+def _assoc(whole: str, left: str, right: str, lexicon: Lexicon) -> float:
+    n = lexicon.phrase_df(whole)
+    if n == 0:
+        return 0.0
+    return n / max(1, min(lexicon.phrase_df(left), lexicon.phrase_df(right)))
+
+
+def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexicon) -> bool:
+    """Whether "left link right" is one term in this corpus (see the module text)."""
+    n = lexicon.phrase_df(" ".join(whole))
+    if n < MIN_TERM_PAPERS:
+        return False
+    if _common(left, lexicon) or _common(right, lexicon):
+        return True
+    return _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM
+
+
+def _glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon) -> bool:
+    """Whether a request word belongs to the topic next to it ("tool use", "user study")."""
+    if word in STOPWORDS and word not in ("use", "study", "work", "works"):
+        return False
+    pair = [word, *neighbour[:1]] if before else [*neighbour[-1:], word]
+    if lexicon.phrase_df(" ".join(pair)) < 2:
+        return False
+    return _assoc(" ".join(pair), pair[0], pair[1], lexicon) >= GLUE
 
 
 @dataclass
-class Question:
-    text: str
-    kind: Kind
-    followup: bool
-    topic: str = ""
-    alternatives: list[str] = field(default_factory=list)
-
-    @property
-    def terms(self) -> list[str]:
-        return content_stems(self.topic or self.text)
+class _Unit:
+    words: list[str]
+    shown: list[str]
+    alias: str = ""  # an acronym the question defines for it …
+    long: int = 0  # … for its first ``long`` words (the rest, such as "models", follow the acronym)
 
 
-_END_PUNCT = frozenset(" ?!.…؟？。！\ufe0e\ufe0f")
-_TAIL_SEPARATORS = frozenset(",;:/")
-# A dangling connective left at the end of a topic ("information bottleneck OR", "… and/or") joins nothing.
-_CONNECTIVES = frozenset({"and", "or", "nor", "not", "and/or"})
+Item = _Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "link:WORD"
 
 
-def _is_tail_symbol(c: str) -> bool:
-    return c in _END_PUNCT or c.isspace() or unicodedata.category(c) in ("So", "Sk", "Cf")
+def _boundary(t: Tok, both: bool) -> str:
+    """The boundary a punctuation mark or a joining word makes ("or", "and", "not", "gap"), or "" for a word."""
+    if not t.word:
+        return "or" if t.text in ",/;" else "and" if t.text in "?!.:" else "gap"
+    if t.low in OR_WORDS or t.low == "and":
+        return "and" if t.low == "and" and both else "or"
+    if t.low in NOT_WORDS:
+        return "not"
+    return "gap" if t.low in ANAPHORA else ""
 
 
-def _strip_end(text: str) -> str:
-    """Without trailing question marks, full stops, emoji and other symbols (``information bottleneck? 🤔``)."""
-    end = len(text)
-    while end and _is_tail_symbol(text[end - 1]):
-        end -= 1
-    return text[:end]
+def _segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], lexicon: Lexicon) -> list[Item]:
+    """Units and the boundaries between them, in question order."""
+    out: list[Item] = []
+    both = bool(BOTH_CUES & {t.low for t in toks})
+    cur: _Unit | None = None
 
+    def close() -> None:
+        nonlocal cur
+        if cur is not None:
+            out.append(cur)
+            cur = None
 
-def _trim_tail(text: str) -> str:
-    """Without trailing punctuation, symbols and dangling connectives ("X, or?" → "X"), in one backward pass."""
-    end = len(text)
-    while end:
-        c = text[end - 1]
-        if _is_tail_symbol(c) or c in _TAIL_SEPARATORS:
-            end -= 1
+    i = 0
+    while i < len(toks):
+        t, low = toks[i], toks[i].low
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if i in skip:
+            close()
+        elif t.protected >= 0:  # a long form the question defines: one unit, with its acronym
+            close()
+            j = i
+            while j < len(toks) and toks[j].protected == t.protected:
+                j += 1
+            cur = _Unit([x.low for x in toks[i:j]], [x.text for x in toks[i:j]], acronyms[t.protected], j - i)
+            i = j + 3 if j + 2 < len(toks) and toks[j].text == "(" and toks[j + 2].text == ")" else j
+            continue  # (words right after the acronym, such as "models", still join this unit)
+        elif t.text == "(" and i + 2 < len(toks) and toks[i + 2].text == ")" and is_name(toks[i + 1].text):
+            target = cur if cur is not None else next((u for u in reversed(out) if isinstance(u, _Unit)), None)
+            if target is not None and not target.alias:
+                target.alias = toks[i + 1].text
+            i += 3
             continue
-        start = end
-        while start and (text[start - 1].isalpha() or text[start - 1] == "/"):
-            start -= 1
-        joined = start > 0 and (text[start - 1].isspace() or text[start - 1] in ",;")
-        if joined and text[start:end].lower() in _CONNECTIVES:
-            end = start
-            continue
-        break
-    return text[:end]
-
-
-_IN_CORPUS = re.compile(r"(?<!\s)\s+(?:in\s+(?:this|the)\s+(?:corpus|list|collection)|here)$", re.IGNORECASE)
-
-
-def topic_of(question: str) -> str:
-    """The subject of a which-papers question: "Which papers use the Koopman operator?" → "Koopman operator"."""
-    q = _strip_end(one_line(question))
-    q = _PREFIX.sub("", q, count=1)
-    q = _LEADING.sub("", q)
-    q = _IN_CORPUS.sub("", q)
-    return _trim_tail(q).strip(" ,;:\"'“”")
-
-
-_PAREN_ACRONYM = re.compile(r"(?<!\s)\s*\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
-# Words that name a kind of work rather than a topic: "backdoor attacks or defenses" means backdoor defenses.
-_HEADS = frozenset(
-    {
-        "attacks",
-        "attack",
-        "defenses",
-        "defences",
-        "defense",
-        "defence",
-        "detection",
-        "prediction",
-        "estimation",
-        "generation",
-        "methods",
-        "models",
-        "learning",
-        "analysis",
-        "approaches",
-        "algorithms",
-        "benchmarks",
-        "datasets",
-        "applications",
-        "evaluation",
-        "training",
-        "inference",
-        "systems",
-        "mitigation",
-        "verification",
-    }
-)
-_GENERIC_TAIL = re.compile(
-    r"(?<!\s)\s+(?:models?|methods?|approaches|techniques?|algorithms?|frameworks?|reasoning)$", re.I
-)
-
-
-def expand(alternatives: list[str]) -> list[str]:
-    """Spell-outs a reader would accept for the same topic.
-
-    - "neural radiance fields (NeRF)" → also "NeRF"; the phrase itself without the parenthesis;
-    - "mixture-of-experts models" → also "mixture-of-experts" (a hyphenated term stands on its own);
-    - "backdoor attacks or defenses" → "defenses" reads as "backdoor defenses".
-    """
-    out: list[str] = []
-    first_words = alternatives[0].split() if alternatives else []
-    for i, alt in enumerate(alternatives):
-        words = alt.split()
-        if i > 0 and len(words) == 1 and len(first_words) >= 2 and words[0].lower() in _HEADS:
-            alt = " ".join([*first_words[:-1], alt])
-        m = _PAREN_ACRONYM.search(alt)
-        forms = [alt]
-        if m:
-            plain = _PAREN_ACRONYM.sub("", alt).strip()
-            acronym = (m.group(1) + " " + alt[m.end() :].strip()).strip()
-            forms = [plain, acronym]
-        for f in list(forms):
-            short = _GENERIC_TAIL.sub("", f)
-            if short != f and ("-" in short or re.fullmatch(r"[A-Z][A-Za-z0-9]+", short)):
-                forms.append(short)
-        for f in forms:
-            if f and f not in out:
-                out.append(f)
+        elif t.text in "()[]":  # brackets around words that are not an acronym set nothing apart
+            pass
+        elif boundary := _boundary(t, both):
+            close()
+            out.append(boundary)
+        elif cur is not None and (low in LINKS or low in LINK_VERBS) and not _glued(low, cur.words, False, lexicon):
+            close()
+            out.append(f"link:{low}")
+        elif low in REQUEST_WORDS or low in STOPWORDS or low in BOTH_CUES:
+            if cur is not None and _glued(low, cur.words, False, lexicon):
+                cur.words.append(low)
+                cur.shown.append(t.text)
+            elif (cur is None and nxt is not None and nxt.word and nxt.low not in REQUEST_WORDS
+                  and nxt.low not in STOPWORDS and _glued(low, [nxt.low], True, lexicon)):  # fmt: skip
+                cur = _Unit([low], [t.text])
+            else:
+                close()
+                article = low in ("the", "a", "an") and bool(out) and str(out[-1]).startswith("link:")
+                out.append(f"link:{low}" if article else "gap")
+        else:
+            if cur is None:
+                cur = _Unit([], [])
+            cur.words.append(low)
+            cur.shown.append(t.text)
+        i += 1
+    close()
     return out
 
 
-def _strip_start(text: str) -> str:
-    """Without leading emoji, symbols and direction marks (``🔎 Which papers …``)."""
-    while text and (
-        text[0].isspace() or text[0] in "\ufe0e\ufe0f" or unicodedata.category(text[0]) in ("So", "Sk", "Cf")
-    ):
-        text = text[1:]
-    return text
+def _bounded(items: list[Item]) -> list[Item]:
+    """Units of at most :data:`MAX_PHRASE_WORDS` words (a longer run of words is no one topic), and no more than
+    a few dozen items in all: every later step then does a bounded amount of work."""
+    out: list[Item] = []
+    for item in items:
+        if isinstance(item, _Unit) and len(item.words) > MAX_PHRASE_WORDS:
+            for i in range(0, len(item.words), MAX_PHRASE_WORDS):
+                if i:
+                    out.append("and")
+                out.append(_Unit(item.words[i : i + MAX_PHRASE_WORDS], item.shown[i : i + MAX_PHRASE_WORDS]))
+        else:
+            out.append(item)
+    return out[: 4 * MAX_FACETS * MAX_ALTERNATIVES]
 
 
-def analyse(question: str) -> Question:
+def _join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
+    """Units joined by a link that the corpus states as one term become one unit ("mixture of experts"); other
+    links, and words dropped between units, become "and"."""
+    out: list[Item] = []
+    for item in items:
+        if isinstance(item, str) and item.startswith("link:"):
+            out.append(item)
+            continue
+        links: list[str] = []
+        while out and isinstance(out[-1], str) and out[-1].startswith("link:"):
+            links.insert(0, str(out.pop())[5:])
+        if isinstance(item, _Unit) and links and out and isinstance(out[-1], _Unit):
+            left = out[-1]
+            whole = [*left.words, *links, *item.words]
+            if not left.alias and not item.alias and _is_term(whole, left.words, item.words, lexicon):
+                out[-1] = _Unit(whole, [*left.shown, *links, *item.shown])
+                continue
+        if links and out and isinstance(out[-1], _Unit):
+            out.append("and")
+        if item == "gap":
+            item = "and" if out and isinstance(out[-1], _Unit) else ""
+        if item:
+            out.append(item)
+    return [x for x in out if not (isinstance(x, str) and x.startswith("link:"))]
+
+
+def _facets(items: list[_Unit | str]) -> tuple[list[list[_Unit]], list[list[_Unit]]]:
+    """Group units into facets (alternatives joined by "or") and exclusions (after "not")."""
+    facets: list[list[_Unit]] = []
+    excluded: list[list[_Unit]] = []
+    target = facets
+    current: list[_Unit] = []
+    for item in [*items, "and"]:
+        if isinstance(item, _Unit):
+            current.append(item)
+        elif item == "or":
+            continue
+        else:
+            if current:
+                target.append(current)
+                current = []
+                target = facets
+            if item == "not":
+                target = excluded
+    return facets, excluded
+
+
+# -- spellings ----------------------------------------------------------------------------------------------------
+
+
+def _share_heads(group: list[_Unit], lexicon: Lexicon) -> list[_Unit]:
+    """ "backdoor attacks or defenses" → "backdoor defenses", when the corpus states it."""
+    if len(group) < 2:
+        return group
+    first = group[0]
+    out = [first]
+    for u in group[1:]:
+        if len(u.words) == 1 and len(first.words) >= 2:
+            shared = [*first.words[:-1], *u.words]
+            if u.words[0] in WORK_HEADS or lexicon.phrase_df(" ".join(shared)) >= 1:
+                u = _Unit(shared, [*first.shown[:-1], *u.shown], u.alias)
+        out.append(u)
+    return out
+
+
+def _split_unattested(unit: _Unit, lexicon: Lexicon) -> list[_Unit]:
+    """A unit the corpus never states (in any of its spellings), cut into the longest phrases it does state."""
+    words = unit.words
+    if len(words) < 2 or unit.alias or lexicon.phrase_df(" ".join(words)) > 0:
+        return [unit]
+    if any(lexicon.phrase_df(form) > 0 for form in _head_forms(words, lexicon)):
+        return [unit]
+    parts: list[_Unit] = []
+    i = 0
+    while i < len(words):
+        for j in range(min(len(words), i + MAX_PHRASE_WORDS), i, -1):
+            if j - i == 1 or lexicon.phrase_df(" ".join(words[i:j])) > 0:
+                parts.append(_Unit(words[i:j], unit.shown[i:j]))
+                i = j
+                break
+    return parts
+
+
+def _head_forms(words: list[str], lexicon: Lexicon) -> list[str]:
+    """The alternative without a generic head ("jailbreak attacks" → "jailbreak") when that is a term of its own."""
+    if len(words) < 2 or words[-1] not in GENERIC_HEADS | MODEL_HEADS:
+        return []
+    rest = words[:-1]
+    short = " ".join(rest)
+    coined = any("-" in w or is_name(w) for w in rest)
+    if words[-1] in MODEL_HEADS:
+        return [short] if coined else []
+    full, alone = lexicon.phrase_df(" ".join(words)), lexicon.phrase_df(short)
+    standalone = alone >= 1 and alone >= 2 * full
+    adjective = rest[-1].endswith(("al", "ive", "ous", "ic", "ar", "ed"))
+    return [short] if coined or (standalone and not adjective) else []
+
+
+def _family_forms(words: list[str], lexicon: Lexicon) -> list[str]:
+    """The phrase with its words swapped for corpus words of the same family (the corpus's commonest forms
+    first), where the corpus states it: "differential privacy" → "differentially private"."""
+    options = [(lexicon.family(w) or [w])[:4] if len(w) > 3 and w.isalpha() else [w] for w in words]
+    out = []
+    for combo in itertools.islice(itertools.product(*options), 24):
+        phrase = " ".join(combo)
+        if combo != tuple(words) and lexicon.phrase_df(phrase) > 0:
+            out.append(phrase)
+    return out[:MAX_SPELLINGS]
+
+
+def _spellings(unit: _Unit, lexicon: Lexicon) -> tuple[str, tuple[str, ...]]:
+    shown = " ".join(unit.shown)
+    spellings = [shown]
+    if unit.alias:
+        tail = unit.shown[unit.long :] if unit.long else []
+        spellings.append(" ".join([unit.alias, *tail]))
+        if tail and tail[-1].lower() in GENERIC_HEADS | MODEL_HEADS:  # "MoE models" is also "MoE"
+            spellings += [" ".join(unit.shown[: unit.long]), unit.alias]
+    for form in [*_head_forms(unit.words, lexicon), *_family_forms(unit.words, lexicon)]:
+        if not any(stems(form) == stems(s) for s in spellings):  # (the phrase search compares stems already)
+            spellings.append(form)
+    return (f"{shown} ({unit.alias})" if unit.alias else shown), tuple(dict.fromkeys(spellings))
+
+
+def same_phrase(a: str, b: str) -> bool:
+    wa, wb = a.lower().split(), b.lower().split()
+    return len(wa) == len(wb) and all(same_term(x, y) for x, y in zip(wa, wb, strict=True))
+
+
+def _build(group: list[_Unit], lexicon: Lexicon, optional: bool = False) -> Facet:
+    pairs = [_spellings(u, lexicon) for u in _share_heads(group, lexicon)]
+    return Facet(tuple(p[0] for p in pairs), tuple(p[1] for p in pairs), optional)
+
+
+def _parts(parts: list[_Unit], lexicon: Lexicon) -> list[Facet]:
+    """Facets of the phrases cut from one unit the corpus never states: the words it never uses and its rarest
+    phrase must hold ("quantum computing" needs "quantum"); the others only rank the papers."""
+    dfs = [lexicon.phrase_df(" ".join(p.words)) for p in parts]
+    attested = [i for i, df in enumerate(dfs) if df > 0]
+    rarest = min(attested, key=lambda i: dfs[i]) if attested else None
+    return [_build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest)) for i, p in enumerate(parts)]
+
+
+def plan(question: str, lexicon: Lexicon) -> QueryPlan:
+    """The plan of one question (already validated and printable)."""
     text = one_line(question)
-    core = _strip_start(text)
-    is_list = bool(_LIST.match(core))
-    followup = bool(_FOLLOWUP.search(text))
-    if not is_list:
-        return Question(text=text, kind="factoid", followup=followup)
-    topic = topic_of(core)
-    alts = [a.strip(" ,;:") for a in _ALTERNATIVES.split(topic) if content_stems(a)]
-    alts = [re.sub(r"^(?:the|a|an)\s+", "", a, flags=re.IGNORECASE) for a in alts]
-    return Question(text=text, kind="list", followup=followup, topic=topic, alternatives=expand(alts or [topic]))
+    toks = tokens(text)
+    corrections = correct(toks, lexicon)
+    searched = text
+    for wrong, right in corrections:
+        searched = re.sub(rf"\b{re.escape(wrong)}\b", right, searched, count=1)
+    acronyms = protect_acronyms(toks)
+    lows = [t.low for t in toks]
+    names = [t.text for t in toks if t.word and is_name(t.text)]
+    filters, used = stated_filters(toks, lexicon)
+    intent, overview, cue = intent_of(lows, [t.low for t in toks if t.word], names)
+    followup = bool(ANAPHORA & set(lows)) or (lows[:1] == ["only"] and len(lows) < 8)
+    items = _join_terms(_bounded(_segments(toks, used | cue, acronyms, lexicon)), lexicon)
+    groups, excluded_groups = _facets(items)
+    groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
+    excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
+    facets: list[Facet] = []
+    for group in groups:
+        split = [_split_unattested(u, lexicon) for u in group]
+        if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
+            facets += _parts(split[0], lexicon)
+        else:
+            facets.append(_build(group, lexicon))
+    # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks
+    facets = [replace(f, optional=True) if _generic(f, lexicon) and len(facets) > 1 else f for f in facets]
+    if facets and all(f.optional for f in facets):  # one facet must hold: the rarest
+        rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
+        facets[rarest] = replace(facets[rarest], optional=False)
+    excluded = [_build(g, lexicon) for g in excluded_groups]
+    if intent == "factoid":
+        facets = []
+    return QueryPlan(text=text, searched=searched, intent=intent, followup=followup, facets=facets,
+                     excluded=excluded, filters=filters, corrections=corrections, overview=overview,
+                     names=names)  # fmt: skip
+
+
+def question_terms(plan_: QueryPlan) -> list[str]:
+    """Stems of the searched question's words (for factoid answers)."""
+    return stems(plan_.searched)
+
+
+def core_text(plan_: QueryPlan) -> str:
+    """The searched question without what wraps its topic: from the first to the last word of its facets, as
+    typed ("Which papers use X, please?" → "X"; a claim keeps its verbs). The words in between stay, as they
+    carry meaning for the embedder; when an exclusion sits among them, the facets' words alone are used."""
+    topic = {w for f in plan_.facets for a in f.alternatives for w in _words(a)}
+    spans = [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(plan_.searched)]
+    inside = [i for i, (_, _, w) in enumerate(spans) if w in topic]
+    if not inside:
+        return " ".join(a for f in plan_.facets for a in f.alternatives)
+    first, last = inside[0], inside[-1]
+    excluded = {w for f in plan_.excluded for a in f.alternatives for w in _words(a)} - topic
+    if any(spans[i][2] in excluded or spans[i][2] in NOT_WORDS for i in range(first, last + 1)):
+        return " ".join(a for f in plan_.facets for a in f.alternatives)
+    return plan_.searched[spans[first][0] : spans[last][1]]
+
+
+def _words(text: str) -> list[str]:
+    return [m.group(0).lower() for m in TOKEN.finditer(text)]

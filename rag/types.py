@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -65,15 +66,17 @@ class Citation:
     url: str = ""
     code_urls: list[str] = field(default_factory=list)
     year: int | None = None
+    sentences: list[str] = field(default_factory=list)  # every evidence sentence (one per facet), verbatim
 
     @classmethod
-    def from_paper(cls, n: int, p: Paper, evidence: str, score: float) -> Citation:
-        """Citation ``[n]`` of a paper; ``evidence`` must be a verbatim part of its abstract."""
-        if not evidence or evidence not in p.abstract:
-            raise ValueError("evidence must be a verbatim sentence of the abstract")
-        return cls(n=n, paper_id=p.paper_id, title=p.title, evidence=evidence, abstract=p.abstract,
+    def from_paper(cls, n: int, p: Paper, evidence: str | list[str], score: float) -> Citation:
+        """Citation ``[n]`` of a paper; its evidence (one sentence, or one per facet) is verbatim abstract text."""
+        sentences = [evidence] if isinstance(evidence, str) else list(evidence)
+        if not sentences or not all(s and s in p.abstract for s in sentences):
+            raise ValueError("evidence must be verbatim sentences of the abstract")
+        return cls(n=n, paper_id=p.paper_id, title=p.title, evidence=sentences[0], abstract=p.abstract,
                    score=round(score, 4), venue=p.venue, url=p.url, code_urls=list(p.code_urls),
-                   year=p.year)  # fmt: skip
+                   year=p.year, sentences=sentences)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -98,6 +101,8 @@ class Answer:
     removed_markers: list[int] = field(default_factory=list)  # [n] markers dropped: not in the context
     draft: str = ""  # a generated answer that was cut off and replaced by the extractive one
     raw: str = ""  # the model's text exactly as it came (``text`` is it checked: markers renumbered)
+    total: int = 0  # papers that match (a list answer cites at most ``k`` of them)
+    plan: dict[str, Any] = field(default_factory=dict)  # how the question was read (rag.types.QueryPlan)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,4 +122,73 @@ class Answer:
             "removed_markers": self.removed_markers,
             "draft": self.draft,
             "raw_answer": self.raw,
+            "total": self.total,
+            "plan": self.plan,
         }
+
+
+# -- how a question was read (rag.query.plan) ---------------------------------------------------------------------
+Intent = Literal["set", "factoid", "count", "overview"]
+
+
+@dataclass(frozen=True)
+class Facet:
+    """One thing every matching paper must be about: any one of its alternatives, each in any of its spellings."""
+
+    alternatives: tuple[str, ...]
+    spellings: tuple[tuple[str, ...], ...] = ()  # per alternative: the alternative first, then other spellings
+    optional: bool = False  # cut from a phrase the corpus never states: ranks papers, but need not hold
+
+    def all_spellings(self) -> list[str]:
+        out = [s for group in (self.spellings or tuple((a,) for a in self.alternatives)) for s in group]
+        return list(dict.fromkeys(out))
+
+    def groups(self) -> list[tuple[str, ...]]:
+        return list(self.spellings or tuple((a,) for a in self.alternatives))
+
+
+@dataclass
+class QueryPlan:
+    """How a question was read."""
+
+    text: str  # the question as asked
+    searched: str  # the question as searched: misspellings corrected
+    intent: Intent = "set"
+    followup: bool = False
+    facets: list[Facet] = field(default_factory=list)  # every one must hold
+    excluded: list[Facet] = field(default_factory=list)  # none may hold
+    filters: Filters = field(default_factory=Filters)  # stated in words
+    corrections: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched)
+    overview: str = ""  # summary | compare | new
+    names: list[str] = field(default_factory=list)  # coined method names the question mentions
+
+    @property
+    def kind(self) -> str:
+        return "factoid" if self.intent == "factoid" else "list"
+
+    @property
+    def topic(self) -> str:
+        return " and ".join(" or ".join(f.alternatives) for f in self.facets)
+
+    @property
+    def alternatives(self) -> list[str]:
+        """Every spelling of every facet (the phrases a search may look for)."""
+        return list(dict.fromkeys(s for f in self.facets for s in f.all_spellings()))
+
+    def reading(self) -> str:
+        """How the question was read, in Markdown: "*reinforcement learning* **and** *robotic manipulation*"."""
+        parts = [" or ".join(f"*{md(a)}*" for a in f.alternatives) for f in self.facets]
+        text = " **and** ".join(parts)
+        if self.excluded:
+            text += ", **excluding** " + " or ".join(f"*{md(a)}*" for f in self.excluded for a in f.alternatives)
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["filters"] = self.filters.model_dump(exclude_none=True)
+        d["kind"] = self.kind
+        return d
+
+
+def md(text: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>])", r"\\\1", text)

@@ -1,0 +1,390 @@
+"""The planner on hand-written questions: intents, facets (AND / OR / NOT), filters stated in words, typos
+and follow-ups, against a small hand-made corpus whose statistics the planner reads."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.lexicon import closest, english_words
+from rag.query import REQUEST_WORDS, QueryPlan, plan
+from vectorstore.text import same_term, stem, tokens
+
+DOCS = [
+    "We study reinforcement learning for robotic manipulation with a learned model.",
+    "Reinforcement learning (RL) agents learn manipulation skills in simulation; the model transfers to robots.",
+    "Deep reinforcement learning for locomotion and learning of robot policies.",
+    "Offline reinforcement learning from logged data with a learning model.",
+    "Imitation learning for dexterous manipulation with a learned model.",
+    "Diffusion models generate images; we train diffusion models for image generation.",
+    "Diffusion policies for robot manipulation, a model for learning.",
+    "Generative adversarial networks (GANs) for image generation and learning.",
+    "GANs synthesize images with a generator model.",
+    "Mixture of experts (MoE) models route tokens to experts; mixture of experts scales learning.",
+    "Sparse mixture of experts layers for language model learning.",
+    "Chain of thought prompting improves reasoning in large language models.",
+    "Large language models (LLMs) show reasoning; chain of thought helps the model.",
+    "Jailbreak attacks on large language models bypass safety; jailbreaks are common.",
+    "We study jailbreaks and jailbreaking of LLMs and model safety.",
+    "Differential privacy protects data; differentially private learning of a model.",
+    "Differentially private optimization with learning guarantees for the model.",
+    "Conformal prediction gives coverage guarantees for model predictions.",
+    "Conformer generation predicts molecular conformations with a learned model.",
+    "Machine unlearning removes data from a trained model; unlearning for LLMs.",
+    "Knowledge distillation compresses a teacher model into a student for learning.",
+    "Theory of mind in large language models; theory of mind benchmarks.",
+    "Backdoor attacks poison training data; backdoor defenses detect triggers in a model.",
+    "Graph neural networks (GNNs) learn on graphs with a message passing model.",
+    "Federated learning trains a model across clients with learning rounds.",
+    "Time series forecasting with transformers; a forecasting model for learning.",
+    "Vision and language navigation with a learned model and instructions.",
+    "Tool use by language models; tool use improves learning.",
+    "A user study of explanations and model learning.",
+    "Watermarking the text of LLMs makes it detectable by a model.",
+    "Watermarks for language model outputs and learning; LLM outputs are often wrong.",
+    "Checking LLM outputs for errors with a model.",
+    "Information bottleneck representation learning for a compact model.",
+    "Retrieval augmented generation with language models for question answering and learning.",
+    "Variational inference for generative models and learning.",
+    "Autonomous driving planning with trajectory prediction and a learned model.",
+    "Adversarial examples against deep neural networks and robust learning models.",
+    "Quantization of a neural network model for efficient learning.",
+    "State of the art results in learning with a model.",
+    "WaterSIC reaches a small rate gap; the model is efficient.",
+    "Sim to real transfer of reinforcement learning policies for robots and learning.",
+    "Mixture of experts routing; a mixture of experts model for learning.",
+    "State of the art performance; we reach the state of the art with a model.",
+    "Beyond the state of the art in learning; a new model.",
+    "Theory of mind tasks; theory of mind evaluation of a model for learning.",
+    "Theory of mind in agents and learning.",
+    "Tool use in agents; tool use benchmarks for a model.",
+    "Learning tool use with a model.",
+    "Mutual information estimation for representation learning with a model.",
+    "Neural radiance fields (NeRF) render novel views; NeRF models and learning.",
+    "Reinforcement learning from human feedback (RLHF) aligns a language model for learning.",
+    "Chain of thought reasoning and learning in a model.",
+    "State space models (SSMs) for long sequences and learning.",
+]
+VENUES = ["ICML 2024", "ICML 2026", "ICLR 2024", "NeurIPS 2019"]
+
+
+class DocsLexicon:
+    """A :class:`rag.lexicon.Lexicon` over a list of texts (stems compared as the index compares them)."""
+
+    def __init__(self, docs: list[str]) -> None:
+        self.docs = [tokens(d) for d in docs]
+        self.stemmed = [" " + " ".join(stem(w) for w in d) + " " for d in self.docs]
+        self.vocab: dict[str, int] = {}
+        for d in self.docs:
+            for w in set(d):
+                self.vocab[w] = self.vocab.get(w, 0) + 1
+
+    @property
+    def size(self) -> int:
+        return len(self.docs)
+
+    def df(self, word: str) -> int:
+        return self.vocab.get(word, 0)
+
+    def phrase_df(self, phrase: str) -> int:
+        needle = " " + " ".join(stem(w) for w in tokens(phrase)) + " "
+        return sum(needle in s for s in self.stemmed)
+
+    def family(self, word: str) -> list[str]:
+        return sorted((w for w in self.vocab if same_term(word, w)), key=lambda w: -self.vocab[w])
+
+    def known(self, word: str) -> bool:
+        return word in self.vocab or word in REQUEST_WORDS or word in english_words()
+
+    def correct(self, word: str) -> str | None:
+        return closest(word, [*self.vocab.items(), *((w, 10**6) for w in REQUEST_WORDS)])
+
+    def venues(self) -> list[str]:
+        return VENUES
+
+
+LEX = DocsLexicon(DOCS)
+
+
+def read(question: str) -> QueryPlan:
+    return plan(question, LEX)
+
+
+def facets(p: QueryPlan) -> list[list[str]]:
+    return [[a.lower() for a in f.alternatives] for f in p.facets]
+
+
+# -- one topic, asked every way: always the set intent and the same single facet ----------------------------------
+PHRASINGS = [
+    "Which papers use or study the information bottleneck?",
+    "Which papers use information bottleneck?",
+    "information bottleneck",
+    "Information Bottleneck",
+    "papers on information bottleneck",
+    "information bottleneck papers",
+    "show me work on the information bottleneck",
+    "any papers about information bottleneck?",
+    "I'm looking for papers that use the information bottleneck, thanks!",
+    "list all papers about information bottleneck please",
+    "can you find research on information bottleneck",
+    "got anything on information bottleneck?",
+    "Are there any studies that apply the information bottleneck?",
+    "which works deal with information bottleneck",
+    "papers related to the information bottleneck principle",
+    "INFORMATION BOTTLENECK???",
+    "hi! what papers do you have on information bottleneck",
+    "Find me papers using an information bottleneck.",
+    "information bottleneck, please",
+    "Which papers use information bottleneck? Thanks",
+]
+
+
+@pytest.mark.parametrize("question", PHRASINGS)
+def test_every_phrasing_reads_the_same_topic(question: str) -> None:
+    p = read(question)
+    assert p.intent == "set" and not p.followup, p
+    got = facets(p)
+    assert len(got) == 1 and got[0][0].startswith("information bottleneck"), got
+    assert p.corrections == []
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which papers use reinforcement learning for robotic manipulation?",
+            [["reinforcement learning"], ["robotic manipulation"]],
+        ),
+        ("reinforcement learning in robotic manipulation", [["reinforcement learning"], ["robotic manipulation"]]),
+        ("robotic manipulation with reinforcement learning", [["robotic manipulation"], ["reinforcement learning"]]),
+        (
+            "papers that apply imitation learning to dexterous manipulation",
+            [["imitation learning"], ["dexterous manipulation"]],
+        ),
+        ("GANs for image generation", [["gans"], ["image generation"]]),
+        ("Which papers study reasoning in large language models?", [["reasoning"], ["large language models"]]),
+        (
+            "diffusion models for image generation or robot manipulation",
+            [["diffusion models"], ["image generation", "robot manipulation"]],
+        ),
+        ("Which papers use mixture of experts?", [["mixture of experts"]]),
+        ("theory of mind in large language models", [["theory of mind"], ["large language models"]]),
+        ("papers on chain of thought", [["chain of thought"]]),
+        ("state of the art", [["state of the art"]]),
+        ("jailbreak attacks on large language models", [["jailbreak attacks"], ["large language models"]]),
+        ("variational inference for generative models", [["variational inference"], ["generative models"]]),
+        ("adversarial examples against deep neural networks", [["adversarial examples"], ["deep neural networks"]]),
+        ("Which papers address planning for autonomous driving?", [["planning"], ["autonomous driving"]]),
+    ],
+)
+def test_facets_are_anded(question: str, expected: list[list[str]]) -> None:
+    p = read(question)
+    assert facets(p) == expected, p
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Which papers study machine unlearning or knowledge distillation?",
+            [["machine unlearning", "knowledge distillation"]],
+        ),
+        ("GANs, diffusion models or variational inference", [["gans", "diffusion models", "variational inference"]]),
+        ("backdoor attacks or defenses", [["backdoor attacks", "backdoor defenses"]]),
+        ("federated learning and/or differential privacy", [["federated learning", "differential privacy"]]),
+        ("papers on GANs and diffusion models", [["gans", "diffusion models"]]),
+        ("papers combining GANs and diffusion models", [["gans"], ["diffusion models"]]),
+        ("federated learning/differential privacy", [["federated learning", "differential privacy"]]),
+    ],
+)
+def test_alternatives_are_ored(question: str, expected: list[list[str]]) -> None:
+    assert facets(read(question)) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "kept", "left_out"),
+    [
+        ("reinforcement learning but not robotic manipulation", [["reinforcement learning"]], ["robotic manipulation"]),
+        ("diffusion models without image generation", [["diffusion models"]], ["image generation"]),
+        ("large language models excluding jailbreak attacks", [["large language models"]], ["jailbreak attacks"]),
+        ("GANs except image generation", [["gans"]], ["image generation"]),
+    ],
+)
+def test_negation_excludes(question: str, kept: list[list[str]], left_out: list[str]) -> None:
+    p = read(question)
+    assert facets(p) == kept
+    assert [a.lower() for f in p.excluded for a in f.alternatives] == left_out
+
+
+@pytest.mark.parametrize(
+    ("question", "venue", "year", "code", "topic"),
+    [
+        ("Which papers from 2024 use diffusion models?", None, 2024, None, "diffusion models"),
+        ("diffusion models at ICML 2024", "ICML 2024", None, None, "diffusion models"),
+        ("papers at ICLR on diffusion models", "ICLR 2024", None, None, "diffusion models"),
+        ("diffusion models papers with code", None, None, True, "diffusion models"),
+        ("diffusion models that have code available", None, None, True, "diffusion models"),
+        ("NeurIPS 2019 papers on GANs with code", "NeurIPS 2019", None, True, "gans"),
+        ("papers in 2024 on mixture of experts", None, 2024, None, "mixture of experts"),
+    ],
+)
+def test_filters_in_words(question: str, venue: str | None, year: int | None, code: bool | None, topic: str) -> None:
+    p = read(question)
+    assert (p.filters.venue, p.filters.year, p.filters.has_code) == (venue, year, code)
+    assert facets(p) == [[topic]]
+
+
+def test_icml_alone_is_ambiguous_and_not_a_filter() -> None:
+    p = read("diffusion models at ICML")  # two ICML venues in the corpus: the words cannot choose one
+    assert p.filters.venue is None
+
+
+@pytest.mark.parametrize(
+    ("question", "intent", "overview"),
+    [
+        ("How many papers use diffusion models?", "count", ""),
+        ("the number of papers on GANs", "count", ""),
+        ("Summarise the papers on time series forecasting", "overview", "summary"),
+        ("summarize diffusion models", "overview", "summary"),
+        ("Compare the approaches to machine unlearning", "overview", "compare"),
+        ("what's new in reinforcement learning?", "overview", "new"),
+        ("recent advances in diffusion models", "overview", "new"),
+        ("What are the main approaches to federated learning?", "overview", "compare"),
+        ("give me an overview of GANs", "overview", "summary"),
+        ("What rate gap does WaterSIC reach?", "factoid", ""),
+        ("How efficient is WaterSIC?", "factoid", ""),
+        ("Which papers use WaterSIC?", "set", ""),
+        ("What is the information bottleneck?", "set", ""),
+    ],
+)
+def test_intents(question: str, intent: str, overview: str) -> None:
+    p = read(question)
+    assert (p.intent, p.overview) == (intent, overview), p
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How many papers use diffusion models?", "Summarise the papers on diffusion models", "diffusion models"],
+)
+def test_intent_words_are_not_topic(question: str) -> None:
+    assert facets(read(question)) == [["diffusion models"]]
+
+
+@pytest.mark.parametrize(
+    ("question", "wrong", "right", "topic"),
+    [
+        ("whcih papres use diffusoin models", "diffusoin", "diffusion", [["diffusion models"]]),
+        ("papers on reinforcment learning", "reinforcment", "reinforcement", [["reinforcement learning"]]),
+        ("Which papers study quantizaton?", "quantizaton", "quantization", [["quantization"]]),
+        ("federeted learning", "federeted", "federated", [["federated learning"]]),
+    ],
+)
+def test_typos_are_corrected_and_said(question: str, wrong: str, right: str, topic: list[list[str]]) -> None:
+    p = read(question)
+    assert (wrong, right) in p.corrections
+    assert facets(p) == topic
+    assert right in p.searched and wrong not in p.searched
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which papers use WaterSIC?",  # a name
+        "Which papers study GNNs?",  # an acronym
+        "Which papers study quantum computing?",  # English words the corpus does not use
+        "Which papers are about weather forecasting?",
+        "papers on zebrafish",  # a rare real word
+        "papers on GPT-4",
+        "papers on SymSpectra",
+    ],
+)
+def test_names_rare_words_and_acronyms_are_never_corrected(question: str) -> None:
+    assert read(question).corrections == []
+
+
+@pytest.mark.parametrize(
+    ("question", "facet_list", "excluded", "year", "code"),
+    [
+        ("Which of those are about time series?", [["time series"]], [], None, None),
+        ("only those with code", [], [], None, True),
+        ("not the robotics ones", [], ["robotics"], None, None),
+        ("which of these are from 2024", [], [], 2024, None),
+        ("Which of them uses mutual information?", [["mutual information"]], [], None, None),
+        ("among them, which study GANs", [["gans"]], [], None, None),
+    ],
+)
+def test_followups_narrow(question: str, facet_list: list[list[str]], excluded: list[str], year: int | None,
+                          code: bool | None) -> None:  # fmt: skip
+    p = read(question)
+    assert p.followup
+    assert facets(p) == facet_list
+    assert [a.lower() for f in p.excluded for a in f.alternatives] == excluded
+    assert (p.filters.year, p.filters.has_code) == (year, code)
+
+
+def test_spellings_carry_acronyms_heads_and_word_families() -> None:
+    p = read("Which papers use or study neural radiance fields (NeRF)?")
+    assert p.facets[0].all_spellings()[:2] == ["neural radiance fields", "NeRF"]
+    assert facets(p) == [["neural radiance fields (nerf)"]]
+    p = read("Which papers study differential privacy?")
+    assert "differentially private" in p.facets[0].all_spellings()
+    p = read("jailbreak attacks")
+    assert "jailbreak" in p.facets[0].all_spellings()
+    p = read("Which papers use or study mixture-of-experts (MoE) models?")
+    assert len(p.facets) == 1 and len(p.facets[0].alternatives) == 1
+    assert {"mixture-of-experts models", "MoE models", "mixture-of-experts", "MoE"} <= set(p.facets[0].all_spellings())
+    p = read("Which papers use conformal prediction?")
+    assert not any("conformer" in s or "conformation" in s for s in p.facets[0].all_spellings())
+
+
+def test_a_long_form_the_question_defines_stays_one_unit() -> None:
+    p = read("Which papers use reinforcement learning from human feedback (RLHF)?")
+    assert len(p.facets) == 1 and "RLHF" in p.facets[0].all_spellings()
+
+
+@pytest.mark.parametrize(
+    "typed",
+    ["reinforcement learning from human feedback (rlhf) pls", "neural radiance fields (nerf)",
+     "mixture-of-experts (moe) models?"],
+)  # fmt: skip
+def test_a_lower_case_acronym_is_defined_too(typed: str) -> None:
+    p = read(typed)
+    assert len(p.facets) == 1 and len(p.facets[0].groups()[0]) >= 2, p.facets
+    cased = read(typed.replace("(rlhf)", "(RLHF)").replace("(nerf)", "(NeRF)").replace("(moe)", "(MoE)"))
+    assert [s.lower() for s in p.facets[0].all_spellings()] == [s.lower() for s in cased.facets[0].all_spellings()]
+
+
+def test_a_word_in_brackets_that_is_no_acronym_stays_apart() -> None:
+    assert facets(read("graph neural networks (see) for molecules")) == [["graph neural networks"], ["molecules"]]
+
+
+def test_tool_use_is_a_term_but_use_is_a_request_word() -> None:
+    assert facets(read("papers on tool use")) == [["tool use"]]
+    assert facets(read("papers that use diffusion models")) == [["diffusion models"]]
+
+
+def test_a_phrase_the_corpus_never_states_is_cut_into_the_phrases_it_does() -> None:
+    p = read("any good stuff on watermarking llm outputs?")
+    assert facets(p) == [["watermarking"], ["llm outputs"]]
+    assert [f.optional for f in p.facets] == [False, True], "the rarer phrase must hold, the other only ranks"
+    p = read("Compare the approaches to LLM unlearning")
+    assert p.intent == "overview" and facets(p) == [["llm"], ["unlearning"]]
+
+
+def test_plan_is_serialisable() -> None:
+    d = read("Which papers from 2024 use GANs for image generation, not diffusion models?").to_dict()
+    assert d["intent"] == "set" and d["filters"] == {"year": 2024} and len(d["facets"]) == 2 and d["excluded"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "core"),
+    [
+        ("Which papers use or study the information bottleneck, please?", "information bottleneck"),
+        ("got anything on graph neural networks for molecules?", "graph neural networks for molecules"),
+        ("Aspirin reduces the risk of stroke.", "Aspirin reduces the risk of stroke"),
+        ("papers on GANs for image generation, not diffusion models", "GANs for image generation"),
+    ],
+)
+def test_the_searched_core_drops_only_the_wrapping(typed: str, core: str) -> None:
+    from rag.query import core_text
+
+    assert core_text(read(typed)) == core

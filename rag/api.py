@@ -28,14 +28,16 @@ from vectorstore.types import Filters, IngestReport, Paper
 from . import inputs
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
+from .cues import REQUEST_WORDS
 from .followup import FollowUps, previous_questions
 from .index import PaperIndex
 from .inputs import clean_question
-from .query import analyse
+from .lexicon import CorpusLexicon
+from .query import core_text, plan
 from .retrieval import FusionRetriever, Query, hybrid
 from .settings import Settings, get_settings
 from .topic_map import MapPoint, build_map
-from .types import Answer, Hit, Message
+from .types import Answer, Hit, Message, QueryPlan
 
 Mode = Literal["auto", "extractive", "llm"]
 MessageLike = Message | dict[str, Any]
@@ -53,6 +55,7 @@ class Parts:
     index: PaperIndex
     retriever: FusionRetriever
     answerers: dict[str, Answerer]
+    lexicon: CorpusLexicon
 
 
 class AskPapers:
@@ -64,7 +67,7 @@ class AskPapers:
         self._parts: Parts | None = None
         self._lock = threading.Lock()
         self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
-        self.followups = FollowUps(self._cited_ids)
+        self.followups = FollowUps(self._cited_ids, self.read)
 
     # -- the parts ---------------------------------------------------------------------------------------------
     @property
@@ -82,12 +85,19 @@ class AskPapers:
                         )
                     ingest([corpus], self.settings.store, embedder=embedder)
                 retriever = hybrid(index, self.settings.retrieval)
-                self._parts = Parts(index, retriever, answerers(index, retriever, self.settings))
+                lexicon = CorpusLexicon(index, REQUEST_WORDS)
+                self._parts = Parts(index, retriever, answerers(index, retriever, self.settings), lexicon)
             return self._parts
 
     @property
     def index(self) -> PaperIndex:
         return self.parts.index
+
+    def read(self, question: str) -> QueryPlan:
+        """How a (validated) question is read: its :class:`~rag.types.QueryPlan`."""
+        parts = self.parts
+        with parts.index.pinned():
+            return plan(question, parts.lexicon)
 
     # -- the corpus, for browsing, the map and uploads ---------------------------------------------------------
     def papers(self) -> list[Paper]:
@@ -137,9 +147,13 @@ class AskPapers:
         scope = inputs.filters_value(filters)
         if not content_stems(text):  # only stop-words, punctuation or emoji: nothing to rank the papers by
             return []
-        q = analyse(text)
-        # "Which papers use X?": search for X and its spellings
-        wanted = Query(q.topic, tuple(q.alternatives)) if q.kind == "list" and q.topic else Query(text)
+        q = self.read(text)
+        # "Which papers use X?": search for X (as typed, without its wrapping) and the phrases that spell it
+        if q.kind == "list" and q.facets:
+            required = [f for f in q.facets if not f.optional]
+            wanted = Query(core_text(q), tuple(q.alternatives), tuple(tuple(f.all_spellings()) for f in required))
+        else:
+            wanted = Query(q.searched)
         cands = self.parts.retriever.retrieve(wanted, scope)
         papers = self.index.papers([c.paper_id for c in cands[: n * 2]])
         # (a paper whose chunks were written but whose record was never committed is skipped)
@@ -197,8 +211,10 @@ class AskPapers:
         self, text: str, messages: list[Message], k: int | None, filters: Filters, started: float, llm: bool
     ) -> Request:
         """The request for an answerer, with a follow-up's scope worked out once."""
-        q = analyse(text)
+        q = self.read(text)
         request = Request(text, q, messages, filters, k, started=started)
+        earlier = previous_questions(messages)
+        request.previous_question = earlier[-1] if earlier else ""
         previous: list[str] | None = None
         if q.followup or (llm and previous_questions(messages)):
             previous = self.followups.previous_papers(messages, filters, self.index.revision)
@@ -217,7 +233,7 @@ class AskPapers:
         parts = self.parts
         missing = self._missing_ids(request.question)
         if missing:
-            answer = abstain(request.query, f"No paper with the id {', '.join(missing)} is in the corpus.", [])
+            answer = abstain(request.plan, f"No paper with the id {', '.join(missing)} is in the corpus.", [])
             answer.latency_s = time.perf_counter() - request.started
             yield answer.text
             yield answer
@@ -226,7 +242,7 @@ class AskPapers:
 
     def _cited_ids(self, question: str, filters: Filters, within: list[str] | None, k: int | None) -> list[str]:
         """The papers an earlier question's extractive answer cited (for follow-ups)."""
-        request = Request(question, analyse(question), filters=filters, k=k, within=within)
+        request = Request(question, self.read(question), filters=filters, k=k, within=within)
         if self._missing_ids(question):
             return []
         return [c.paper_id for c in self.parts.answerers["extractive"].answer(request).citations]

@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 
 from vectorstore.types import Filters
 
-from .query import analyse
-from .types import Message
+from .types import Message, QueryPlan
 
 CHAIN = 5  # earlier questions re-derived at most (a longer chain of follow-ups starts from the whole corpus)
 CACHE = 256  # re-derived answers kept
@@ -30,8 +29,9 @@ def previous_questions(history: Sequence[Message]) -> list[str]:
 
 
 class FollowUps:
-    def __init__(self, answer_ids: AnswerIds) -> None:
+    def __init__(self, answer_ids: AnswerIds, read: Callable[[str], QueryPlan]) -> None:
         self._answer_ids = answer_ids
+        self._read = read
         self._cache: OrderedDict[tuple[object, ...], list[str]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -52,7 +52,7 @@ class FollowUps:
             with self._lock:
                 cached = self._cache.get(key)
             if cached is None:
-                within = scope if i > 0 and analyse(question).followup else None
+                within = scope if i > 0 and self._read(question).followup else None
                 cached = self._answer_ids(question, filters, within, k)
                 with self._lock:
                     self._cache[key] = cached

@@ -1,33 +1,65 @@
-"""The matcher: every paper that meets a topic, each with a verbatim evidence sentence.
+"""The matcher: every paper that meets every facet of a plan, each with verbatim evidence, one sentence a facet.
 
-A paper matches a topic when its abstract (or real title) states the topic phrase, in one of its spellings
-(acronyms defined in the corpus, hyphenated and joined forms, stems), or, failing that, when its best chunk is
-close enough in embedding space and one sentence covers the topic's words (:func:`decide`). The matcher reads
-papers only through :class:`~rag.index.PaperIndex`.
+A paper meets a facet when its abstract (or real title) states one of the facet's spellings (the question's
+phrase, an acronym the corpus defines for it, other forms of its words; compared on surface forms, so words that
+only share a stem do not count), or, failing that, when its best chunk is close enough in embedding space and
+one sentence covers the facet's words (:func:`decide`). It meets the plan when it meets every facet and no
+excluded one. The matcher reads papers only through :class:`~rag.index.PaperIndex`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from vectorstore.text import acronym_definitions, contains_phrase, content_stems, phrase_forms, sentence_spans, stems
-from vectorstore.types import Filters, Paper
+from vectorstore.text import (
+    STOPWORDS,
+    acronym_definitions,
+    contains_phrase,
+    content_stems,
+    phrase_forms,
+    same_term,
+    sentence_spans,
+    stem,
+    stems,
+    tokens,
+)
+from vectorstore.types import ChunkHit, Filters, Paper
 
+from .cues import GENERIC_HEADS, MODEL_HEADS
 from .index import PaperIndex
 from .settings import AnswerSettings
+from .types import Facet, QueryPlan
 
 _COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
 HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
+PHRASE_POOL = 5  # papers read per facet from the phrase search: this many times the most an answer cites
+NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
+LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
+# second parts of hyphenated modifiers that relate the first part rather than name a topic
+RELATIONAL = frozenset(
+    {
+        "guided", "based", "driven", "aware", "conditioned", "augmented", "enhanced", "informed", "specific",
+        "dependent", "agnostic", "free", "centric", "oriented", "level",
+    }
+)  # fmt: skip
+DEFINERS = 60  # papers read for the acronyms and long forms they define for a facet
+HEAD_SHARE = 0.25  # a shorter form in this share of papers or more is too common to find a facet by
+VAGUE = (
+    GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
+)
+_JOIN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
 
 
 @dataclass
 class Match:
     paper: Paper
     score: float
-    evidence: str
-    phrase: bool
+    evidence: str  # the first evidence sentence
+    phrase: bool  # every facet met by a stated phrase
     similarity: float
+    sentences: list[str] = field(default_factory=list)  # one verbatim sentence per facet (fewer if shared)
 
 
 def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False, within: str = "") -> str:
@@ -90,8 +122,57 @@ def coverage(units: list[str], text: str) -> float:
     return best
 
 
-def _forms(p: Paper) -> set[str]:
-    return phrase_forms(p.abstract if p.title_derived else f"{p.title}. {p.abstract}")
+def _text_of(p: Paper) -> str:
+    return p.abstract if p.title_derived else f"{p.title}. {p.abstract}"
+
+
+@lru_cache(maxsize=20_000)
+def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """A text's lower-case words, and where each stem occurs (hyphenated words split)."""
+    words = tuple(tokens(text))
+    where: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        where.setdefault(stem(w), []).append(i)
+    return words, {k: tuple(v) for k, v in where.items()}
+
+
+def states(text: str, phrase: str) -> bool:
+    """Whether ``text`` states ``phrase``: its words in a row, each the same term as the phrase's word.
+
+    Stems find the places; :func:`vectorstore.text.same_term` checks the surface forms there, so "conformal
+    prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
+    private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts.
+    """
+    want = tokens(phrase)
+    if not want:
+        return False
+    words, where = _token_index(text)
+    for start in where.get(stem(want[0]), ()):
+        if start + len(want) <= len(words) and all(same_term(w, words[start + j]) for j, w in enumerate(want)):
+            return True
+    if len(want) > 1:
+        joined = "".join(want)
+        if any(same_term(joined, words[i]) for i in where.get(stem(joined), ())):
+            return True
+    elif _JOIN.search(text):
+        jw, jwhere = _token_index(_JOIN.sub("", text))
+        return any(same_term(want[0], jw[i]) for i in jwhere.get(stem(want[0]), ()))
+    return False
+
+
+def _head(phrase: str) -> str:
+    words = [w for w in tokens(phrase) if w not in STOPWORDS]
+    return words[-1] if len(words) > 1 else ""
+
+
+def holds_words(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds every content word of ``phrase`` (as the same term), anywhere; the second part of a
+    relational compound need not be there ("language-guided" is held by "language")."""
+    want = [w for w in tokens(phrase) if w not in STOPWORDS and w not in RELATIONAL]
+    if not want:
+        return False
+    words, where = _token_index(text)
+    return all(any(same_term(w, words[i]) for i in where.get(stem(w), ())) for w in want)
 
 
 def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) -> bool:
@@ -104,50 +185,205 @@ def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) 
     )
 
 
-def match_topic(
-    index: PaperIndex,
-    alternatives: list[str],
-    rule: AnswerSettings,
-    filters: Filters | None = None,
-    within: list[str] | None = None,
-) -> list[Match]:
-    """Every paper that matches any of the alternative phrasings of a topic, best first."""
-    sims: dict[str, tuple[float, str]] = {}
-    for alt in alternatives[: rule.dense_spellings]:
+@dataclass
+class _FacetHit:
+    """How one paper meets one facet."""
+
+    score: float
+    phrase: bool
+    similarity: float
+    evidence: str
+
+
+Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
+
+
+class FacetMatcher:
+    """Every paper that meets every facet of a plan and none of its exclusions, each with verbatim evidence."""
+
+    def __init__(self, index: PaperIndex, rule: AnswerSettings) -> None:
+        self.index = index
+        self.rule = rule
+
+    def _dense(self, facet: Facet, filters: Filters | None, within: list[str] | None) -> dict[str, ChunkHit]:
+        """Each paper's most similar chunk to any of the facet's first spellings."""
+        best: dict[str, ChunkHit] = {}
+        for spelling in facet.all_spellings()[: self.rule.dense_spellings]:
+            if within is not None:
+                hits = self.index.best_chunks_within(spelling, within)
+            else:
+                hits = self.index.best_chunks(spelling, self.rule.dense_topic_chunks, filters)
+            for pid, hit in hits.items():
+                if pid not in best or hit.similarity > best[pid].similarity:
+                    best[pid] = hit
+        return best
+
+    def _pool(self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False) -> Pool:
+        """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
+        with ``loose`` any query holding its words) and those whose best chunk is close enough; nothing else
+        needs to be read."""
+        dense = self._dense(facet, filters, within)
         if within is not None:
-            dense = index.best_chunks_within(alt, within)
-        else:
-            dense = index.best_chunks(alt, rule.dense_topic_chunks, filters)
-        for pid, hit in dense.items():
-            if pid not in sims or hit.similarity > sims[pid][0]:
-                sims[pid] = (hit.similarity, hit.text)
-    # Only two kinds of paper can pass the rule: those that state a spelling of the topic (found by an FTS5
-    # phrase query) and those whose best chunk is close enough; nothing else needs to be read.
-    if within is not None:
-        ids = list(within)
-    else:
-        ids = [pid for pid, _ in index.phrase_search(alternatives, 5 * rule.max_list, filters)]
-        ids += [pid for pid, (sim, _) in sims.items() if sim >= rule.dense_with_terms and pid not in set(ids)]
-    papers = index.papers(ids)
-    variants = spellings(alternatives, [p.abstract for p in papers.values()])
-    matches: list[Match] = []
-    for pid, p in papers.items():
-        forms = _forms(p)
-        sim, chunk = sims.get(pid, (0.0, ""))
-        best: Match | None = None
-        for alt in alternatives:
-            terms = content_stems(alt)
-            phrase = any(contains_phrase(forms, v) for v in variants[alt])
-            cov = coverage(topic_units(alt), p.abstract)
-            if not decide(phrase, sim, cov, rule):
+            return set(within), dense
+        n = PHRASE_POOL * self.rule.max_list
+        hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), n, filters)]
+        found = set(hits)
+        # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks")
+        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(hits[:DEFINERS]).values()])
+        extra = [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
+        if extra:
+            found |= {pid for pid, _ in self.index.phrase_search(extra, n, filters)}
+        if loose:
+            found |= {pid for pid, _ in self.index.all_words_search(facet.all_spellings(), n, filters)}
+            found |= {pid for pid, _ in self.index.phrase_search(self._cores(facet), n, filters)}
+        found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
+        return found, dense
+
+    def _cores(self, facet: Facet) -> list[str]:
+        """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:
+        the phrase without its first modifier ("manipulation" of "robotic manipulation", "neural networks" of
+        "deep neural networks") and without a generic head ("diffusion" of "diffusion models")."""
+        forms: list[str] = []
+        for s in facet.all_spellings():
+            words = [w for w in tokens(s) if w not in STOPWORDS]
+            if len(words) < 2:
+                continue
+            forms.append(" ".join(words[1:]))
+            if words[-1] in GENERIC_HEADS | MODEL_HEADS:
+                forms.append(" ".join(words[:-1]))
+        size = max(1, self.index.size())
+        forms = [f for f in dict.fromkeys(forms) if f not in VAGUE]
+        return [f for f in forms if 0 < self.index.phrase_count(f) < HEAD_SHARE * size]
+
+    def _similarities(self, facets: list[Facet], pools: list[Pool], ids: list[str]) -> None:
+        """Each candidate's embedding similarity to each facet, for those not among the facet's nearest chunks."""
+        if not ids:
+            return
+        vectors = self.index.vectors(ids)
+        queries = self.index.embedder.embed([f.all_spellings()[0] for f in facets])
+        for (_, dense), query in zip(pools, queries, strict=True):
+            for pid, vec in vectors.items():
+                sim = float(vec @ query)
+                if pid not in dense or dense[pid].similarity < sim:
+                    dense[pid] = ChunkHit(pid, dense[pid].text if pid in dense else "", sim)
+
+    def meets(
+        self, p: Paper, facet: Facet, variants: dict[str, list[str]], dense: dict[str, ChunkHit], loose: bool = False
+    ) -> _FacetHit | None:
+        """How the paper meets the facet through its best alternative (None when it does not).
+
+        With ``loose`` (a facet of a question with several), a paper that holds every word of a spelling somewhere
+        in its abstract also meets it, at a lower score: the other facets already say what the paper is about.
+        """
+        text = _text_of(p)
+        hit = dense.get(p.paper_id)
+        sim, chunk = (hit.similarity, hit.text) if hit else (0.0, "")
+        best: _FacetHit | None = None
+        for group in facet.groups():
+            phrase = any(states(text, v) for s in group for v in variants.get(s, [s]))
+            cov = max(coverage(topic_units(s), p.abstract) for s in group)
+            if not decide(phrase, sim, cov, self.rule):
                 continue
             score = (1.0 if phrase else 0.0) + cov * 0.5 + sim
             if best is None or score > best.score:
-                best = Match(p, score, best_sentence(p.abstract, terms, within=chunk), phrase, sim)
-        if best is not None:
-            matches.append(best)
-    matches.sort(key=lambda m: (-m.score, m.paper.title))
-    return matches[: rule.max_list]
+                terms = content_stems(group[0])
+                best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
+        if best is None and loose:
+            cores = self._cores(facet)
+            for group in facet.groups():
+                forms = [v for s in group for v in variants.get(s, [s])]
+                held = [v for v in forms if holds_words(text, v)]
+                if not held:  # a shorter form that still names it
+                    held = [c for c in cores if states(text, c)]
+                if held:
+                    terms = content_stems(held[0])
+                    return _FacetHit(LOOSE_SCORE + sim, False, sim, best_sentence(p.abstract, terms, within=chunk))
+        return best
+
+    def match(self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None) -> list[Match]:
+        """The papers meeting the plan, best first: all of them (the caller shows as many as it wants).
+
+        Optional facets (cut from a phrase the corpus never states) need not hold; a paper that meets one ranks
+        higher, and its sentence for it joins the evidence.
+        """
+        facets = [f for f in plan.facets if not f.optional]
+        optional = [f for f in plan.facets if f.optional]
+        loose = len(facets) > 1
+        pools = [self._pool(f, filters, within, loose) for f in facets]
+        ids = [pid for pid in (within if within is not None else sorted(pools[0][0])) if pid in pools[0][0]]
+        for found, _ in pools[1:]:
+            ids = [pid for pid in ids if pid in found]
+        if len(facets) > 1 and within is None:  # in every pool but one: may meet that one by similarity alone
+            ids += self._near(facets, pools, ids)
+        papers = self.index.papers(ids)
+        if filters is not None and within is not None:
+            papers = {pid: p for pid, p in papers.items() if passes(p, filters)}
+        if loose:
+            self._similarities(facets, pools, list(papers))
+        texts = [p.abstract for p in papers.values()]
+        variants_of = [spellings(f.all_spellings(), texts) for f in [*facets, *optional]]
+        kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
+        matches = []
+        for pid, p in papers.items():
+            if pid not in kept:
+                continue
+            hits = [self.meets(p, f, v, d, loose) for f, (_, d), v in zip(facets, pools, variants_of, strict=False)]
+            if any(h is None for h in hits):
+                continue
+            got = [h for h in hits if h is not None]
+            extra = [self.meets(p, f, v, {}) for f, v in zip(optional, variants_of[len(facets) :], strict=True)]
+            got_extra = [h for h in extra if h is not None]
+            evidence = _in_order(p.abstract, [h.evidence for h in [*got, *got_extra]])
+            score = sum(h.score for h in got) + 0.5 * sum(h.score for h in got_extra)
+            matches.append(Match(p, score, evidence[0], all(h.phrase for h in got), max(h.similarity for h in got),
+                                 evidence))  # fmt: skip
+        matches.sort(key=lambda m: (-m.score, m.paper.title))
+        return matches
+
+    def _near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:
+        """Papers in the pools of all facets but one, whose embedding is close to that facet's text."""
+        seen = set(have)
+        extra: list[str] = []
+        for k, facet in enumerate(facets):
+            others = [found for j, (found, _) in enumerate(pools) if j != k]
+            cands = sorted(pid for pid in set.intersection(*others) if pid not in seen and pid not in pools[k][0])
+            if not cands:
+                continue
+            query = self.index.embed(facet.all_spellings()[0])
+            for pid, vec in self.index.vectors(cands[:NEAR_MAX]).items():
+                sim = float(vec @ query)
+                if sim >= self.rule.dense_with_terms:
+                    pools[k][1].setdefault(pid, ChunkHit(pid, "", sim))
+                    pools[k][0].add(pid)
+                    extra.append(pid)
+                    seen.add(pid)
+        return extra
+
+    def without_excluded(self, plan: QueryPlan, papers: list[Paper], filters: Filters | None) -> list[Paper]:
+        """The papers that meet no excluded facet (judged by the same rule as an included one)."""
+        if not plan.excluded or not papers:
+            return papers
+        texts = [p.abstract for p in papers]
+        out = set()
+        for facet in plan.excluded:
+            dense = self._dense(facet, filters, [p.paper_id for p in papers])
+            variants = spellings(facet.all_spellings(), texts)
+            out |= {p.paper_id for p in papers if self.meets(p, facet, variants, dense) is not None}
+        return [p for p in papers if p.paper_id not in out]
+
+
+def passes(p: Paper, filters: Filters) -> bool:
+    """Whether a paper passes the filters (for papers taken from a previous answer)."""
+    return (
+        (filters.venue is None or p.venue == filters.venue)
+        and (filters.year is None or p.year == filters.year)
+        and (not filters.has_code or p.has_code)
+    )
+
+
+def _in_order(abstract: str, sentences: list[str]) -> list[str]:
+    """The distinct evidence sentences, in the order the abstract has them."""
+    return sorted(dict.fromkeys(sentences), key=abstract.find)
 
 
 def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:

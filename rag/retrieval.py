@@ -20,10 +20,12 @@ from .settings import RetrievalSettings
 
 @dataclass(frozen=True)
 class Query:
-    """What to search for: the text, and optionally phrases a paper may state (a topic and its spellings)."""
+    """What to search for: the text, and optionally the phrases a paper may state, as facets: a paper should state
+    one phrase of every facet (a topic and its spellings is one facet)."""
 
     text: str
-    phrases: tuple[str, ...] = ()
+    phrases: tuple[str, ...] = ()  # one facet
+    facets: tuple[tuple[str, ...], ...] = ()  # several: overrides ``phrases``
 
 
 @dataclass
@@ -77,10 +79,15 @@ class PhraseRetriever(Retriever):
     name = "phrase"
 
     def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]:
-        if not query.phrases:
-            return []
-        hits = self.index.phrase_search(list(query.phrases), self.settings.lexical_candidates, filters)
-        return [Candidate(pid, s) for pid, s in hits]
+        n = self.settings.lexical_candidates
+        hits: list[tuple[str, float]] = []
+        if len(query.facets) > 1:  # papers stating every facet first, then those stating any phrase
+            hits = self.index.facet_search([list(f) for f in query.facets], n, filters)
+        phrases = list(query.phrases or (query.facets[0] if query.facets else ()))
+        if phrases:
+            seen = {pid for pid, _ in hits}
+            hits += [h for h in self.index.phrase_search(phrases, n, filters) if h[0] not in seen]
+        return [Candidate(pid, s) for pid, s in hits[:n]]
 
 
 def rrf(rankings: list[list[str]], k: int) -> dict[str, float]:

@@ -28,6 +28,10 @@ ASKPAPERS = Path(sys.executable).parent / "askpapers"
 IB = "Which papers use information bottleneck?"
 EMPTY = "the question is empty"
 NO_WORDS = "The question has no words to search for. Please rephrase it."
+NOT_LATIN = (
+    "The offline answerer reads English, and this question has no words in Latin script to search for. Ask in "
+    "English, or set up an LLM endpoint (OPENAI_API_KEY or OPENAI_BASE_URL), which reads questions in any language."
+)
 # Strings that mean something to FTS5 (or to SQL) if they ever reach it as syntax.
 FTS_SYNTAX = [
     '"',
@@ -179,12 +183,13 @@ def test_fts_syntax_around_a_real_topic_still_finds_it(app, question: str) -> No
 )
 def test_fts_syntax_search_finds_the_topic(app, query: str) -> None:  # type: ignore[no-untyped-def]
     titles = [h.title for h in app.search(query, 10)]
-    assert titles[0] in IB_PAPERS and len(IB_PAPERS & set(titles)) >= 4
+    assert len(IB_PAPERS & set(titles)) >= 4
+    if not query.startswith("NEAR"):  # (an upper-case NEAR reads as a word to search for too)
+        assert titles[0] in IB_PAPERS
     answer = app.ask(query)
     _verified(answer, app)
-    if query.startswith("NEAR"):  # an upper-case word reads as a method name, and no paper names NEAR
-        _no_match(answer)
-        assert answer.text.startswith("No paper in the corpus mentions NEAR.")
+    if query.startswith("NEAR"):  # NEAR reads as a word of the topic, and the answer says so
+        assert "“NEAR”" in answer.text.split("\n")[0]
     else:  # a factoid: the best sentence of an information-bottleneck paper
         assert answer.found and answer.citations[0].title in IB_PAPERS
         assert "information bottleneck" in answer.citations[0].evidence.lower()
@@ -238,7 +243,7 @@ def test_sql_looking_text_changes_nothing(app) -> None:  # type: ignore[no-untyp
         lex.phrase_search([question], 50)
         if question.startswith("'; DROP"):
             _no_match(answer)
-            assert answer.text.startswith("No paper in the corpus mentions DROP, TABLE.")
+            assert answer.text.startswith("No paper in the corpus matches “DROP")
     after = (app.ask(IB).to_dict(), [h.paper_id for h in app.search(IB)], app.index.store.count())
     for d in (before[0], after[0]):
         d.pop("latency_s")
@@ -256,7 +261,7 @@ def test_numbers_only_question_abstains(app) -> None:  # type: ignore[no-untyped
 def test_non_english_questions_abstain(app, question: str) -> None:  # type: ignore[no-untyped-def]
     answer = _answers(app, question)
     _no_match(answer)
-    assert answer.text.startswith(("No paper in the corpus answers this question.", NO_WORDS))
+    assert answer.text in (NOT_LATIN, NO_WORDS), "an honest message: the offline answerer reads English"
 
 
 def test_emoji_and_rtl_marks_around_a_real_question(app) -> None:  # type: ignore[no-untyped-def]
@@ -269,7 +274,7 @@ def test_emoji_and_rtl_marks_around_a_real_question(app) -> None:  # type: ignor
         assert "Found 6 papers matching “information bottleneck”:" in answer.text
     answer = app.ask("Which papers use عنق الزجاجة المعلوماتي?")  # an Arabic topic in an English question
     _no_match(answer)
-    assert answer.text.startswith("No paper in the corpus matches “عنق الزجاجة المعلوماتي”.")
+    assert answer.text == NOT_LATIN
 
 
 @pytest.mark.parametrize(("question", "pid"), UNKNOWN_IDS.items())
@@ -327,11 +332,11 @@ CLI_CASES: dict[str, tuple[list[str], int, str]] = {
     "stop-words-search": (["search", "the of and to in"], 0, "No papers found."),
     "fts-search": (["search", '"information bottleneck', "--json"], 0, "Information Bottleneck"),
     "control": (["ask", "Which papers use information\x1b[31m bottleneck OR?\x7f", "--json"], 0, "Found 6 papers"),
-    "sql": (["ask", "'; DROP TABLE papers; --"], 0, "No paper in the corpus mentions DROP, TABLE."),
+    "sql": (["ask", "'; DROP TABLE papers; --"], 0, "No paper in the corpus matches “DROP"),
     "unicode": (
         ["ask", f"🤔 {CHINESE} {HEBREW} {ARABIC}", "--json"],
         0,
-        "No paper in the corpus answers this question.",
+        "The offline answerer reads English",
     ),
     "unknown-id": (["ask", "What does paper 0123456789abcdef propose?"], 0, "No paper with the id 0123456789abcdef"),
 }
@@ -458,9 +463,9 @@ def test_chat_in_the_browser(web) -> None:  # type: ignore[no-untyped-def]
         assert "Found 6 papers matching “information bottleneck”" in reply and "Answer mode" in notice
         assert page.locator("#sources details").count() == 6
         reply, _ = chat("'; DROP TABLE papers; --")
-        assert "No paper in the corpus mentions DROP, TABLE." in reply
+        assert "No paper in the corpus matches “DROP" in reply
         reply, _ = chat(CHINESE)
-        assert "No paper in the corpus answers this question." in reply
+        assert "The offline answerer reads English" in reply
         reply, _ = chat('NEAR(a b) "title:foo')
         assert reply.strip() and "⚠️" not in reply
         body = page.locator("body").inner_text()

@@ -309,16 +309,9 @@ def test_cli_output_holds_no_escape_sequences_and_json_stays_exact(evil_store: A
 
 
 def test_bidi_overrides_and_long_lines_are_tamed_in_the_page(evil_store: Any, browser: Any) -> None:
-    import gradio as gr
+    from tests.test_ui import ask, opened
 
-    from tests.test_ui import ask, free_port
-    from ui.app import launch
-
-    _, url, _ = launch(evil_store, port=free_port(), block=False)
-    try:
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.goto(url)
-        page.wait_for_selector("#question textarea", timeout=60_000)
+    with opened(browser, evil_store, 1200, 900) as page:
         ask(page, "Which papers study capybara grooming networks?")
         page.click("#source-1 summary")
         summary = page.locator("#source-1 summary").inner_text()
@@ -326,6 +319,3 @@ def test_bidi_overrides_and_long_lines_are_tamed_in_the_page(evil_store: Any, br
         overflow = page.evaluate("() => { const e = document.querySelector('#sources'); "
                                  "return e.scrollWidth - e.clientWidth; }")  # fmt: skip
         assert overflow <= 1, f"the sources panel overflows by {overflow}px"
-        page.close()
-    finally:
-        gr.close_all()

@@ -89,12 +89,12 @@ def test_every_pattern_runs_in_linear_time(name: str, pattern: re.Pattern[str]) 
 
 def _text_functions() -> list[tuple[str, Callable[[str], object]]]:
     from rag import inputs, query
+    from tests.test_query import LEX
     from vectorstore import parse, text, titles
 
     return [
         ("inputs.clean_question", lambda s: inputs.clean_question(s[: inputs.MAX_QUESTION_CHARS * 4])),
-        ("query.analyse", query.analyse),
-        ("query.topic_of", query.topic_of),
+        ("query.plan", lambda s: query.plan(s, LEX)),
         ("text.printable", text.printable),
         ("text.sentence_spans", text.sentence_spans),
         ("text.content_stems", text.content_stems),
@@ -137,7 +137,8 @@ def test_planning_any_long_question_is_quick(fragment: str, repeat: int) -> None
     """Property: a question of up to the limit, built from separators and connectives, plans in well under a
     second, and its topic is made of the question's own characters."""
     from rag.inputs import MAX_QUESTION_CHARS, clean_question
-    from rag.query import analyse
+    from rag.query import plan
+    from tests.test_query import LEX
     from vectorstore.errors import QuestionError
 
     raw = ("Which papers use sparse " + fragment * repeat)[:MAX_QUESTION_CHARS]
@@ -146,6 +147,6 @@ def test_planning_any_long_question_is_quick(fragment: str, repeat: int) -> None
     except QuestionError:
         return
     t = time.perf_counter()
-    q = analyse(question)
+    q = plan(question, LEX)
     assert time.perf_counter() - t < 1.0
-    assert set(q.topic) <= set(question)
+    assert all(set(a.lower()) <= set(question.lower()) | set(" ") for f in q.facets for a in f.alternatives)

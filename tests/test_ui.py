@@ -8,6 +8,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,24 @@ def page(browser, ui):  # type: ignore[no-untyped-def]
     page.wait_for_selector("#question textarea", timeout=60_000)
     yield page
     context.close()
+
+
+@contextmanager
+def opened(browser: Any, settings: Any, width: int = 1300, height: int = 1000) -> Iterator[Any]:
+    """The app for ``settings`` on a free loopback port, open in a new page of ``browser``; closed after."""
+    import gradio as gr
+
+    from ui.app import launch
+
+    _, url, _ = launch(settings, port=free_port(), block=False)
+    try:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(url)
+        page.wait_for_selector("#question textarea", timeout=60_000)
+        yield page
+        page.close()
+    finally:
+        gr.close_all()
 
 
 def ask(page: Any, question: str, done: str = "Answer mode") -> None:

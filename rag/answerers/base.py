@@ -13,8 +13,7 @@ from typing import ClassVar
 
 from vectorstore.types import Filters
 
-from ..query import Question
-from ..types import Answer, Message
+from ..types import Answer, Message, QueryPlan
 
 
 @dataclass
@@ -22,12 +21,13 @@ class Request:
     """What an answerer needs to answer one question."""
 
     question: str  # validated, printable
-    query: Question  # how the question was read
+    plan: QueryPlan  # how the question was read
     history: list[Message] = field(default_factory=list)
     filters: Filters = field(default_factory=Filters)
     k: int | None = None  # most papers to cite
     within: list[str] | None = None  # a follow-up's scope: the previous answer's papers (None: the whole corpus)
     previous: list[str] = field(default_factory=list)  # the previous answer's papers, for an LLM's context
+    previous_question: str = ""  # the last question before this one (a follow-up's evidence is chosen for it)
     notices: list[str] = field(default_factory=list)  # said before the answer's own notices
     started: float = 0.0  # time.perf_counter() when the question arrived
 

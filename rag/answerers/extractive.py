@@ -1,35 +1,48 @@
-"""Answers without an LLM: which-papers lists, factoid sentences, or a plain "nothing matches".
+"""Answers without an LLM, for every intent of a plan: a list, a count, an overview in groups, a factoid quote, or
+a plain "nothing matches".
 
-Lists come from the matcher (:mod:`rag.match`): every paper that meets the topic, each with a verbatim evidence
-sentence. A factoid question is answered by quoting the best sentence of the best-ranked paper, preferring papers
-that name the method the question names.
+Lists, counts and overviews come from the matcher (:mod:`rag.match`): every paper that meets the plan, each with
+verbatim evidence. The answer says how the question was read ("Found 60 papers matching “reinforcement learning”
+**and** “robotic manipulation”") and what was searched instead of a misspelt word. A factoid question is answered
+by quoting the best sentence of the best-ranked paper, preferring papers that name the method the question names.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 
-from vectorstore.text import content_stems, stems
+import numpy as np
+
+from vectorstore.text import content_stems, stems, tokens
 from vectorstore.types import Filters, Paper
 
+from ..groups import cluster, group_count, names
 from ..index import PaperIndex
-from ..match import best_sentence, match_topic
-from ..query import Question
+from ..match import FacetMatcher, Match, best_sentence, passes
 from ..retrieval import Candidate, FusionRetriever, Query
 from ..settings import AnswerSettings
-from ..types import Answer, Citation, Hit
+from ..types import Answer, Citation, Hit, QueryPlan
 from .base import Answerer, Request
 
 _NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*)\b")
 _NUMERIC_Q = re.compile(r"^\s*(?:what|how\s+(?:much|many|large|big|fast|long|well)|by\s+how\s+much)\b", re.IGNORECASE)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 FACTOID_READ = 20  # ranked papers read for a factoid question (named methods are looked for among them)
 FACTOID_POOL = 5  # of those, the best-ranked ones a quote may come from when the question names no method
 NEAREST = 3  # papers shown for orientation when nothing matches
 NAMED_BONUS = 0.5  # preference for a paper that names the method the question names
 SIMILARITY_WEIGHT = 0.5  # weight of the best chunk's similarity next to the sentence's coverage
+SHARED = 0.6  # a word in this share of an overview's papers is what they share, not how they differ
+NO_WORDS = "The question has no words to search for. Please rephrase it."
+NOT_LATIN = (
+    "The offline answerer reads English, and this question has no words in Latin script to search for. Ask in "
+    "English, or set up an LLM endpoint (OPENAI_API_KEY or OPENAI_BASE_URL), which reads questions in any language."
+)
+NO_TOPIC = "I could not tell what topic to look for. Try naming it, e.g. *Which papers use information bottleneck?*"
 
 
 def md(text: str) -> str:
@@ -37,16 +50,39 @@ def md(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", text)
 
 
-def abstain(q: Question, message: str, nearest: list[Hit]) -> Answer:
-    text = message
+def abstain(plan: QueryPlan, message: str, nearest: list[Hit]) -> Answer:
+    text = _preface(plan) + message
     if nearest:
         listed = "; ".join(f"*{md(h.title)}*" for h in nearest)
         text += f"\n\nNearest papers (these do **not** match, shown for orientation only): {listed}."
-    return Answer(question=q.text, text=text, citations=[], found=False, kind=q.kind, nearest=nearest)
+    return Answer(question=plan.text, text=text, citations=[], found=False, kind=plan.kind, nearest=nearest,
+                  plan=plan.to_dict())  # fmt: skip
+
+
+def _preface(plan: QueryPlan) -> str:
+    """ "Showing results for …" when a misspelt word was searched as another."""
+    return f"Showing results for *{md(plan.searched)}*.\n\n" if plan.corrections else ""
+
+
+def reading(plan: QueryPlan, filters: Filters) -> str:
+    """How the question was read: “A or B” **and** “C”, excluding “D” (ICML 2024, 2024, with code)."""
+    text = " **and** ".join(f"“{md(' or '.join(f.alternatives))}”" for f in plan.facets if not f.optional)
+    optional = [a for f in plan.facets if f.optional for a in f.alternatives]
+    if optional:
+        text += " (those also on “" + md(" ".join(optional)) + "” first)"
+    if plan.excluded:
+        text += ", excluding “" + md(" or ".join(a for f in plan.excluded for a in f.alternatives)) + "”"
+    year = str(filters.year) if filters.year else ""
+    scope = [s for s in (filters.venue, year, "with code" if filters.has_code else "") if s]
+    return text + (f" ({md(', '.join(scope))})" if scope else "")
+
+
+def _items(cites: list[Citation]) -> list[str]:
+    return [f"{c.n}. **{md(c.title)}** [{c.n}]: " + " … ".join(f"“{md(s)}”" for s in c.sentences) for c in cites]
 
 
 class ExtractiveAnswerer(Answerer):
-    """Lists, factoid quotes and abstentions built only from the abstracts' own sentences."""
+    """Lists, counts, overviews, factoid quotes and abstentions built only from the abstracts' own sentences."""
 
     name = "extractive"
 
@@ -54,6 +90,7 @@ class ExtractiveAnswerer(Answerer):
         self.index = index
         self.retriever = retriever
         self.rule = rule
+        self.matcher = FacetMatcher(index, rule)
 
     def stream(self, request: Request) -> Iterator[str | Answer]:
         answer = self.answer(request)
@@ -61,66 +98,129 @@ class ExtractiveAnswerer(Answerer):
         yield answer
 
     def answer(self, request: Request) -> Answer:
-        q = request.query
-        if q.kind == "list":
-            answer = self.answer_list(q, request.filters, request.within)
-            if request.k is not None:
-                answer.citations = answer.citations[: request.k]
+        with self.index.pinned():  # one freshness check for every lookup of this answer
+            return self._answer(request)
+
+    def _answer(self, request: Request) -> Answer:
+        plan = request.plan
+        filters = plan.filters.merged(request.filters)
+        words = [t for t in content_stems(plan.searched) if not t.isdigit()]
+        topic = " ".join(plan.alternatives) if plan.facets else plan.searched
+        if not words and request.within is None:  # nothing, or only numbers ("1 OR 1=1")
+            answer = abstain(plan, NO_WORDS, [])
+        elif not _LATIN.search(topic):  # 信息瓶颈, عنق الزجاجة: the embedder and the index read English
+            answer = abstain(plan, NOT_LATIN, [])
+        elif plan.intent == "factoid":
+            answer = self.answer_factoid(plan, filters, request.within)
         else:
-            answer = self.answer_factoid(q, request.filters, request.within)
+            answer = self.answer_list(request, filters)
         answer.notices = [*request.notices, *answer.notices]
         answer.latency_s = time.perf_counter() - request.started if request.started else 0.0
         return answer
 
-    def answer_list(self, q: Question, filters: Filters | None, within: list[str] | None = None) -> Answer:
-        if not q.alternatives or not any(content_stems(a) for a in q.alternatives):
-            return Answer(
-                question=q.text,
-                text="I could not tell what topic to look for. "
-                "Try naming it, e.g. *Which papers use information bottleneck?*",
-                citations=[],
-                kind="list",
-            )
-        matches = match_topic(self.index, q.alternatives, self.rule, filters, within)
-        topic = " or ".join(q.alternatives)
+    # -- lists, counts and overviews ------------------------------------------------------------------------------
+    def matches(self, request: Request, filters: Filters) -> list[Match]:
+        plan, within = request.plan, request.within
+        if any(not f.optional for f in plan.facets):
+            return self.matcher.match(plan, filters, within)
+        if within is None:
+            return []
+        # a follow-up that only filters or excludes ("only those with code", "not the robotics ones")
+        papers = [p for p in self.index.papers(within).values() if passes(p, filters)]
+        kept = self.matcher.without_excluded(plan, papers, filters)
+        terms = content_stems(request.previous_question)
+        return [Match(p, 0.0, s, False, 0.0, [s]) for p in kept for s in [best_sentence(p.abstract, terms)]]
+
+    def answer_list(self, request: Request, filters: Filters) -> Answer:
+        plan, within = request.plan, request.within
+        if not plan.facets and within is None:
+            return abstain(plan, NO_TOPIC, [])
+        matches = self.matches(request, filters)
+        shown = reading(plan, filters) if plan.facets else "your question"
         if not matches:
             if within is not None:
-                return abstain(q, f"None of the {len(within)} papers in the previous answer matches “{topic}”.", [])
-            return abstain(q, f"No paper in the corpus matches “{topic}”.", self.nearest(topic, filters))
-        cites = [Citation.from_paper(i, m.paper, m.evidence, m.score) for i, m in enumerate(matches, start=1)]
-        noun = "paper" if len(cites) == 1 else "papers"
-        if within is not None:
-            verb = "matches" if len(cites) == 1 else "match"
-            head = f"Of the {len(within)} papers in the previous answer, {len(cites)} {verb}"
-            lines = [f"{head} “{topic}”:", ""]
+                return abstain(plan, f"None of the {len(within)} papers in the previous answer matches {shown}.", [])
+            return abstain(plan, f"No paper in the corpus matches {shown}.", self.nearest(plan, filters))
+        cut = matches[: request.k or self.rule.max_list]
+        groups = self.groups(cut) if plan.intent == "overview" else [cut]
+        ordered = [m for g in groups for m in g]  # numbered in reading order, group by group
+        cites = [
+            Citation.from_paper(i, m.paper, m.sentences or [m.evidence], m.score) for i, m in enumerate(ordered, 1)
+        ]
+        if plan.intent == "overview":
+            text = self.overview(plan, cites, [len(g) for g in groups], len(matches), shown)
         else:
-            lines = [f"Found {len(cites)} {noun} matching “{topic}”:", ""]
-        for c in cites:
-            lines.append(f"{c.n}. **{md(c.title)}** [{c.n}]: “{md(c.evidence)}”")
-        return Answer(question=q.text, text="\n".join(lines), citations=cites, found=True, kind="list")
+            text = "\n".join([self._head(plan, len(matches), len(cut), shown, within), "", *_items(cites)])
+        return Answer(question=plan.text, text=_preface(plan) + text, citations=cites, found=True, kind="list",
+                      total=len(matches), plan=plan.to_dict())  # fmt: skip
 
-    def answer_factoid(self, q: Question, filters: Filters | None, within: list[str] | None = None) -> Answer:
-        terms = content_stems(q.text)
-        if not any(not t.isdigit() for t in terms):  # nothing, or only numbers ("1 OR 1=1")
-            return abstain(q, "The question has no words to search for. Please rephrase it.", [])
-        cands: list[Candidate] = self.retriever.retrieve(Query(q.text), filters)
+    def _head(self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None) -> str:
+        noun = "paper" if total == 1 else "papers"
+        verb = "matches" if total == 1 else "match"
+        if within is not None:
+            head = f"Of the {len(within)} papers in the previous answer, {total} {verb}"
+            head += f" {shown}:" if plan.facets else ":"
+        elif plan.intent == "count":
+            head = f"**{total} {noun}** {verb} {shown}:"
+        else:
+            head = f"Found {total} {noun} matching {shown}:"
+        if cited < total:
+            head += f" showing {cited} of {total}."
+        return head
+
+    def groups(self, matches: list[Match]) -> list[list[Match]]:
+        """The matches in groups by approach (k-means of their embeddings), the largest group first."""
+        k = group_count(len(matches))
+        if k == 1:
+            return [matches]
+        vectors = self.index.vectors([m.paper.paper_id for m in matches])
+        labels = cluster(np.array([vectors[m.paper.paper_id] for m in matches], dtype=np.float32), k)
+        order = sorted(set(labels.tolist()), key=lambda g: (-int((labels == g).sum()), g))
+        return [[m for m, lab in zip(matches, labels, strict=True) if lab == g] for g in order]
+
+    def overview(self, plan: QueryPlan, cites: list[Citation], sizes: list[int], total: int, shown: str) -> str:
+        """The matching papers in groups by approach, each group named by its distinctive terms."""
+        if len(cites) == 1:
+            head = f"Only one paper matches {shown}, so there is nothing to compare:"
+            return "\n".join([head, "", *_items(cites)])
+        if len(sizes) == 1:
+            head = f"**{total} papers** match {shown}; too few to group by approach:"
+            return "\n".join([head, "", *_items(cites)])
+        groups, start = [], 0
+        for n in sizes:
+            groups.append(cites[start : start + n])
+            start += n
+        shared = _shared_words(c.abstract for c in cites)
+        titles = names([[c.abstract for c in grp] for grp in groups], exclude=[*plan.alternatives, *shared])
+        shown_part = f" (showing {len(cites)})" if len(cites) < total else ""
+        lines = [f"**{total} papers** match {shown}{shown_part}, in {len(groups)} groups by approach:"]
+        for title, grp in zip(titles, groups, strict=True):
+            noun = "paper" if len(grp) == 1 else "papers"
+            lines += ["", f"**{md(title)}** ({len(grp)} {noun})", "", *_items(grp)]
+        return "\n".join(lines)
+
+    # -- factoids ---------------------------------------------------------------------------------------------
+    def answer_factoid(self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None) -> Answer:
+        question = plan.searched
+        terms = content_stems(question)
+        cands: list[Candidate] = self.retriever.retrieve(Query(question), filters)
         if within is not None:
             keep = set(within)
             cands = [c for c in cands if c.paper_id in keep]
         papers = self.index.papers([c.paper_id for c in cands[:FACTOID_READ]])
-        names = [n for n in _NAME.findall(q.text) if len(n) > 2]
+        names_ = [n for n in _NAME.findall(question) if len(n) > 2]
         named = [
             c
             for c in cands[:FACTOID_READ]
-            if c.paper_id in papers and any(n in papers[c.paper_id].abstract for n in names)
+            if c.paper_id in papers and any(n in papers[c.paper_id].abstract for n in names_)
         ]
         named_ids = {c.paper_id for c in named}
-        titled = any(c.paper_id in papers and _title_hit(papers[c.paper_id], names) for c in cands)
-        if names and not named and not titled:
+        titled = any(c.paper_id in papers and _title_hit(papers[c.paper_id], names_) for c in cands)
+        if names_ and not named and not titled:
             nearest = [_hit(papers[c.paper_id], c) for c in cands[:NEAREST] if c.paper_id in papers]
-            return abstain(q, f"No paper in the corpus mentions {', '.join(names)}.", nearest)
+            return abstain(plan, f"No paper in the corpus mentions {', '.join(names_)}.", nearest)
         pool = named or [c for c in cands[:FACTOID_POOL] if c.paper_id in papers]
-        numeric = bool(_NUMERIC_Q.match(q.text))
+        numeric = bool(_NUMERIC_Q.match(question))
         scored: list[tuple[float, Paper, str, Candidate]] = []
         for c in pool:
             p = papers[c.paper_id]
@@ -130,24 +230,33 @@ class ExtractiveAnswerer(Answerer):
             scored.append((cov + SIMILARITY_WEIGHT * c.similarity + bonus, p, sent, c))
         scored.sort(key=lambda x: -x[0])
         if not scored:
-            return abstain(q, "No paper in the corpus answers this question.", [])
+            return abstain(plan, "No paper in the corpus answers this question.", [])
         _, p, sent, c = scored[0]
         cov = len(set(terms) & set(stems(sent))) / len(terms)
         if cov < self.rule.factoid_min_coverage and not named:
             nearest = [_hit(papers[x.paper_id], x) for x in cands[:NEAREST] if x.paper_id in papers]
-            return abstain(q, "No paper in the corpus answers this question.", nearest)
+            return abstain(plan, "No paper in the corpus answers this question.", nearest)
         cites = [Citation.from_paper(1, p, sent, c.score)]
-        text = f"According to **{md(p.title)}** [1]: “{md(sent)}”"
-        return Answer(question=q.text, text=text, citations=cites, found=True, kind="factoid")
+        text = _preface(plan) + f"According to **{md(p.title)}** [1]: “{md(sent)}”"
+        return Answer(question=plan.text, text=text, citations=cites, found=True, kind="factoid", total=1,
+                      plan=plan.to_dict())  # fmt: skip
 
-    def nearest(self, topic: str, filters: Filters | None) -> list[Hit]:
+    def nearest(self, plan: QueryPlan, filters: Filters | None) -> list[Hit]:
+        topic = " ".join(plan.alternatives) or plan.searched
         cands = self.retriever.retrieve(Query(topic), filters)[:NEAREST]
         papers = self.index.papers([c.paper_id for c in cands])
         return [_hit(papers[c.paper_id], c) for c in cands if c.paper_id in papers]
 
 
-def _title_hit(p: Paper, names: list[str]) -> bool:
-    return any(n in p.title for n in names)
+def _shared_words(texts: Iterable[str], share: float = SHARED) -> list[str]:
+    """Words in at least ``share`` of the texts: what the whole set has in common names no group."""
+    docs = [set(tokens(t)) for t in texts]
+    counts = Counter(w for d in docs for w in d)
+    return [w for w, n in counts.items() if n >= share * len(docs)]
+
+
+def _title_hit(p: Paper, names_: list[str]) -> bool:
+    return any(n in p.title for n in names_)
 
 
 def _hit(p: Paper, c: Candidate) -> Hit:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from vectorstore.pipeline import ingest
 from .api import AskPapers
 from .metrics import load_jsonl, ndcg_at, prf, recall_at, score_dev
 from .settings import Settings, get_settings
+
+EVAL_MAX_LIST = 1000  # papers an answer may cite in evaluation: every match
 
 
 def default_cache() -> Path:
@@ -88,8 +91,9 @@ def eval_store(name: str, records: list[dict[str, Any]], cache: Path, settings: 
         ingest([corpus], store, embedder=get_embedder(base.embedder.threads))
         corpus.unlink()
         done.write_text("ok\n")
-    s = base.model_copy(update={"store": store})
-    return AskPapers(s)
+    # the whole set of matches is scored: the cap on how many an answer shows is lifted
+    answer = base.answer.model_copy(update={"max_list": EVAL_MAX_LIST})
+    return AskPapers(base.model_copy(update={"store": store, "answer": answer}))
 
 
 def eval_dev(gold: Path, corpus: list[Path], cache: Path, settings: Settings | None = None) -> EvalReport:
@@ -128,12 +132,20 @@ def _read_ids(path: Path) -> list[str]:
     return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def eval_conference(
-    gold: Path, corpus: Path, pool: Path | None, cache: Path, settings: Settings | None = None,
-    limit: int | None = None, answer: Callable[[AskPapers, str], list[str]] | None = None,
-) -> EvalReport:  # fmt: skip
-    """Which-papers questions over a pool of papers, ingested with their abstracts only."""
-    items = load_jsonl(gold)[:limit]
+# Ways researchers ask for the papers on a topic X (the canonical form is "Which papers use or study X?"). The
+# metamorphic tests and `askpapers eval --phrasings` ask every topic in each of them.
+PHRASINGS = (
+    "{x}", "{x}?", "papers on {x}", "{x} papers", "show me work on {x}", "any papers about {x}?",
+    "I'm looking for papers that use {x}, thanks!", "list all papers about {x} please", "can you find research on {x}",
+    "got anything on {x}?", "Are there any studies that apply {x}?", "which works deal with {x}",
+    "hi! what papers do you have on {x}", "Find me papers using {x}.", "Which papers use {x}? Thanks", "{lower} pls",
+    "How many papers use {x}?", "Summarise the papers on {x}", "what's new in {x}?",
+)  # fmt: skip
+CANONICAL = re.compile(r"^Which papers use or study (.+?)\?$")
+
+
+def conference_app(corpus: Path, pool: Path | None, cache: Path, settings: Settings | None = None) -> AskPapers:
+    """The eval store of a pool of conference papers (abstracts only)."""
     pool_ids = set(_read_ids(pool)) if pool else None
     records = []
     with corpus.open(encoding="utf-8") as fh:
@@ -143,7 +155,54 @@ def eval_conference(
                 records.append({"id": r["id"], "abstract": r["abstract"]})
     if pool_ids is not None and len(records) != len(pool_ids):
         raise InputError(f"{corpus}: holds {len(records)} of the {len(pool_ids)} pool papers in {pool}")
-    app = eval_store("conference", records, cache, settings)
+    return eval_store("conference", records, cache, settings)
+
+
+def eval_phrasings(
+    gold: Path, corpus: Path, pool: Path | None, cache: Path, settings: Settings | None = None, limit: int | None = None
+) -> EvalReport:
+    """Each canonical question's topic asked in every one of :data:`PHRASINGS`: the F1 of the cited set and the
+    search figures per phrasing, against the canonical question's."""
+    items = [i for i in load_jsonl(gold)[:limit] if CANONICAL.match(i["question"])]
+    app = conference_app(corpus, pool, cache, settings)
+    figures: list[dict[str, float]] = []
+    templates = ("Which papers use or study {x}?", *PHRASINGS)
+    for template in templates:
+        scores: dict[str, list[float]] = {"F1": [], "R": [], "R@50": [], "nDCG@10": []}
+        for item in items:
+            m = CANONICAL.match(item["question"])
+            assert m is not None
+            question = template.format(x=m.group(1), lower=m.group(1).lower())
+            relevant, unknown = set(item["relevant_ids"]), set(item.get("text_mention_only_ids", []))
+            cited = {c.paper_id for c in app.ask(question, mode="extractive").citations}
+            _, r, f = prf(cited, relevant, unknown)
+            ranked = [h.paper_id for h in app.search(question, 100) if h.paper_id not in unknown]
+            scores["F1"].append(f)
+            scores["R"].append(r)
+            scores["R@50"].append(recall_at(ranked, relevant, 50))
+            scores["nDCG@10"].append(ndcg_at(ranked, dict.fromkeys(relevant, 1.0), 10))
+        figures.append({k: _mean(v) for k, v in scores.items()})
+    canonical = figures[0]["F1"]
+    for fig in figures:
+        fig["F1 / canonical"] = round(fig["F1"] / canonical, 3) if canonical else 0.0
+    others = figures[1:]
+    summary = {"questions": float(len(items)), "canonical F1": canonical,
+               "worst phrasing F1": min(f["F1"] for f in others),
+               "worst F1 / canonical": min(f["F1 / canonical"] for f in others),
+               "mean phrasing F1": _mean(f["F1"] for f in others),
+               "worst R@50": min(f["R@50"] for f in figures),
+               "worst nDCG@10": min(f["nDCG@10"] for f in figures)}  # fmt: skip
+    rows: list[dict[str, Any]] = [{"phrasing": t, **f} for t, f in zip(templates, figures, strict=True)]
+    return EvalReport("conference topics in every phrasing", summary, rows)
+
+
+def eval_conference(
+    gold: Path, corpus: Path, pool: Path | None, cache: Path, settings: Settings | None = None,
+    limit: int | None = None, answer: Callable[[AskPapers, str], list[str]] | None = None,
+) -> EvalReport:  # fmt: skip
+    """Which-papers questions over a pool of papers, ingested with their abstracts only."""
+    items = load_jsonl(gold)[:limit]
+    app = conference_app(corpus, pool, cache, settings)
     rows = []
     for item in items:
         relevant = set(item["relevant_ids"])

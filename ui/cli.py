@@ -156,7 +156,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from rag.evaluate import default_cache, detect, eval_beir, eval_conference, eval_dev
+    from rag.evaluate import default_cache, detect, eval_beir, eval_conference, eval_dev, eval_phrasings
     from rag.settings import get_settings
     from vectorstore.errors import InputError
 
@@ -168,7 +168,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
     elif kind == "conference":
         if not args.corpus or len(args.corpus) != 1:
             raise InputError("conference questions need --corpus CORPUS.jsonl (and usually --pool IDS)")
-        report = eval_conference(args.gold, args.corpus[0], args.pool, cache, limit=args.limit)
+        if args.phrasings:
+            report = eval_phrasings(args.gold, args.corpus[0], args.pool, cache, limit=args.limit)
+        else:
+            report = eval_conference(args.gold, args.corpus[0], args.pool, cache, limit=args.limit)
     else:
         if not args.corpus or len(args.corpus) != 1 or not args.qrels:
             raise InputError("BEIR queries need --corpus corpus.jsonl and --qrels qrels.tsv")
@@ -248,6 +251,7 @@ def _tool_commands(sub: Any) -> None:
     sp.add_argument("--qrels", type=Path, help="BEIR qrels TSV")
     sp.add_argument("--cache", type=Path, help="where eval stores are kept (default ~/.cache/askpapers/eval)")
     sp.add_argument("--limit", type=int, help="only the first N questions")
+    sp.add_argument("--phrasings", action="store_true", help="conference questions: ask each topic in every phrasing")
     sp.add_argument("--json", action="store_true", help="print JSON")
     sp.set_defaults(func=cmd_eval)
     sp = sub.add_parser("serve", help="start the web app (Gradio) at http://127.0.0.1:7860")

@@ -37,7 +37,7 @@ from .query import core_text, plan
 from .retrieval import FusionRetriever, Query, hybrid
 from .settings import Settings, get_settings
 from .topic_map import MapPoint, build_map
-from .types import Answer, Hit, Message, QueryPlan
+from .types import Answer, Hit, Message, Progress, QueryPlan
 
 Mode = Literal["auto", "extractive", "llm"]
 MessageLike = Message | dict[str, Any]
@@ -86,7 +86,7 @@ class AskPapers:
                     ingest([corpus], self.settings.store, embedder=embedder)
                 retriever = hybrid(index, self.settings.retrieval)
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
-                self._parts = Parts(index, retriever, answerers(index, retriever, self.settings), lexicon)
+                self._parts = Parts(index, retriever, answerers(index, retriever, self.settings, lexicon), lexicon)
             return self._parts
 
     @property
@@ -187,8 +187,9 @@ class AskPapers:
         mode: Mode | None = None,
         k: int | None = None,
         filters: Filters | dict[str, Any] | None = None,
-    ) -> Iterator[str | Answer]:
-        """Pieces of answer text as they are generated, then the checked :class:`Answer`.
+    ) -> Iterator[str | Progress | Answer]:
+        """Pieces of answer text as they are generated, :class:`~rag.types.Progress` between them on long work (an LLM
+        reading many papers in batches), then the checked :class:`Answer`.
 
         Every argument is validated before any work (see :mod:`rag.inputs`).
         """
@@ -229,7 +230,7 @@ class AskPapers:
                 request.notices.append("The previous answer cited no papers, so there was nothing to narrow down.")
         return request
 
-    def _answer(self, request: Request, name: str) -> Iterator[str | Answer]:
+    def _answer(self, request: Request, name: str) -> Iterator[str | Progress | Answer]:
         parts = self.parts
         missing = self._missing_ids(request.question)
         if missing:
@@ -296,7 +297,7 @@ def ask_stream(
     k: int | None = None,
     filters: Filters | dict[str, Any] | None = None,
     settings: Settings | None = None,
-) -> Iterator[str | Answer]:
+) -> Iterator[str | Progress | Answer]:
     """Yield answer text pieces as they arrive, then the final, checked :class:`Answer`."""
     return default_app(settings).ask_stream(question, history, mode=mode, k=k, filters=filters)
 

@@ -1,17 +1,21 @@
-"""The LLM answer path, built with LangChain LCEL and ``langchain_openai.ChatOpenAI``.
+"""The LLM steps, built with LangChain LCEL and ``langchain_openai.ChatOpenAI``, one prompt file each:
 
-condense (follow-ups) → context of numbered, fenced abstracts → prompt (``prompts/answer.md``) → streamed answer.
-The citation check (:mod:`rag.citations`) runs on the finished text. Nothing here downloads anything: the
-context is budgeted in characters, so no tokenizer encoding files are ever fetched.
+condense (any message → English query, facets and language; JSON mode with a validated fallback) → judge
+(borderline papers, JSON) → map (cited notes per batch of papers) → reduce (one streamed answer), or answer (one
+request when everything fits). The citation check (:mod:`rag.citations`) runs on the finished text. Nothing
+here downloads anything: contexts are budgeted in characters, so no tokenizer files are ever fetched.
 """
 
 from __future__ import annotations
 
+import json
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
+from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
@@ -21,7 +25,10 @@ from vectorstore.resources import package_dir
 
 from .citations import ContextPaper
 from .settings import LLMSettings
-from .types import Message
+from .types import Condensed, Message, Verdicts
+
+M = TypeVar("M", Condensed, Verdicts)
+MAX_JSON_CHARS = 50_000  # a model's JSON reply read at most this long (a longer one is not a valid reply)
 
 _FENCE = re.compile(r"</?\s*(?:abstract|paper|papers|system|instructions?)\b[^>]*>", re.IGNORECASE)
 
@@ -58,16 +65,89 @@ def build_llm(s: LLMSettings) -> BaseChatModel:
     )
 
 
+def _prompt(name: str) -> ChatPromptTemplate:
+    """The prompt file as the system message; the question as the human message."""
+    return ChatPromptTemplate.from_messages([("system", load_prompt(name)), ("human", "{question}")])
+
+
+def prompt_variables(name: str) -> set[str]:
+    return set(_prompt(name).input_variables)
+
+
 def answer_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], Any]:
-    """prompt → model; stream it to get message chunks."""
-    prompt = ChatPromptTemplate.from_messages([("system", load_prompt("answer")), ("human", "{question}")])
-    return prompt | llm
+    """One request over every paper (streamed): message chunks."""
+    return _prompt("answer") | llm
 
 
-def condense_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], str]:
-    """history + follow-up → one standalone question."""
-    prompt = ChatPromptTemplate.from_messages([("human", load_prompt("condense"))])
-    return prompt | llm | StrOutputParser()
+def _whole(llm: BaseChatModel) -> BaseChatModel:
+    """The model answering in one response rather than a stream: for steps whose output is only used whole (the
+    notes of a batch, JSON), so a broken response is one clear error."""
+    return llm.model_copy(update={"streaming": False}) if getattr(llm, "streaming", False) else llm
+
+
+def map_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], str]:
+    """Cited notes on one batch of papers."""
+    return _prompt("map") | _whole(llm) | StrOutputParser()
+
+
+def reduce_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], Any]:
+    """The batches' notes merged into one answer (streamed): message chunks."""
+    return _prompt("reduce") | llm
+
+
+def condense_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], Any]:
+    """message (+ history) → {"parsed": Condensed | None, "raw": AIMessage, "parsing_error": …}."""
+    return _prompt("condense") | _whole(llm).with_structured_output(Condensed, method="json_mode", include_raw=True)
+
+
+def judge_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], Any]:
+    """borderline papers → {"parsed": Verdicts | None, "raw": AIMessage, …}."""
+    return _prompt("judge") | _whole(llm).with_structured_output(Verdicts, method="json_mode", include_raw=True)
+
+
+def structured(out: Any, schema: type[M]) -> M | None:
+    """The validated object of a structured-output reply; failing that, the first JSON object in the raw text
+    (models often wrap it in prose or a code fence), validated the same way; None when there is none."""
+    parsed = out.get("parsed") if isinstance(out, dict) else None
+    if isinstance(parsed, schema):
+        return parsed
+    raw = out.get("raw") if isinstance(out, dict) else None
+    text = raw.content if raw is not None and isinstance(getattr(raw, "content", None), str) else ""
+    text = text[:MAX_JSON_CHARS]
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        return schema.model_validate(json.loads(text[start : end + 1]))
+    except ValueError:  # json.JSONDecodeError and pydantic.ValidationError are both ValueErrors
+        return None
+
+
+class Meter(UsageMetadataCallbackHandler):
+    """Requests, tokens and their estimated cost over every step of one answer (thread-safe: batches run in
+    threads)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests = 0
+        self._count = threading.Lock()
+
+    def on_chat_model_start(self, *args: Any, **kwargs: Any) -> None:
+        with self._count:
+            self.requests += 1
+
+    def usage(self) -> dict[str, int]:
+        total = {"requests": self.requests, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
+        for u in self.usage_metadata.values():
+            for key in ("input_tokens", "output_tokens", "total_tokens"):
+                total[key] += int(u.get(key, 0) or 0)  # type: ignore[call-overload]
+        return total
+
+    def cost(self, s: LLMSettings) -> float | None:
+        if s.price_in is None and s.price_out is None:
+            return None
+        u = self.usage()
+        return round((u["input_tokens"] * (s.price_in or 0) + u["output_tokens"] * (s.price_out or 0)) / 1e6, 6)
 
 
 def format_history(history: Sequence[Message], max_chars: int = 4000) -> str:

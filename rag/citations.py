@@ -62,10 +62,11 @@ def _strip_markers(sentence: str) -> str:
     return _SPACED_MARKER.sub("", sentence).strip()
 
 
-def renumber(text: str, valid: int) -> tuple[str, list[int], list[int]]:
-    """Drop out-of-range numbers and renumber the rest by first use.
+def renumber(text: str, valid: int, keep: bool = False) -> tuple[str, list[int], list[int]]:
+    """Drop out-of-range numbers and renumber the rest by first use (with ``keep``, the rest keep their numbers).
 
-    Returns the new text, the old numbers in their new order, and the removed numbers.
+    Returns the new text, the old numbers in their new order (with ``keep``: in first use), and the removed
+    numbers.
     """
     order: list[int] = []
     removed: list[int] = []
@@ -77,7 +78,7 @@ def renumber(text: str, valid: int) -> tuple[str, list[int], list[int]]:
                     order.append(n)
             elif n not in removed:
                 removed.append(n)
-    new_of = {old: i for i, old in enumerate(order, start=1)}
+    new_of = {old: old if keep else i for i, old in enumerate(order, start=1)}
 
     def repl(m: re.Match[str]) -> str:
         kept = [new_of[int(p)] for p in _NUMBER_SEP.split(m.group(2)) if int(p) in new_of]
@@ -119,64 +120,76 @@ def count_markup(text: str) -> int:
 
 
 class _Support:
-    """How well each cited paper's sentences support each claim of the answer (lexically or semantically)."""
+    """How well each cited paper's sentences support each claim of the answer (lexically or semantically).
+
+    Embeddings are made only when the words do not already show support: the claims once, and a paper's
+    sentences the first time one of its claims needs them.
+    """
 
     def __init__(
         self, claims: list[str], cited: Sequence[ContextPaper], embedder: Embedder | None, rule: AnswerSettings
     ):
-        self.claims, self.rule = claims, rule
+        self.claims, self.rule, self.embedder = claims, rule, embedder
         self.sentences = {cp.paper.paper_id: sentences(cp.paper.abstract) for cp in cited}
         self.vecs: dict[str, np.ndarray] = {}
-        self.claim_vecs = np.zeros((len(claims), 1), dtype=np.float32)
-        if embedder is not None and cited:
-            all_sents = [s for cp in cited for s in self.sentences[cp.paper.paper_id]]
-            mat = embedder.embed([*claims, *all_sents])
-            self.claim_vecs, sent_vecs = mat[: len(claims)], mat[len(claims) :]
-            offset = 0
-            for cp in cited:
-                n = len(self.sentences[cp.paper.paper_id])
-                self.vecs[cp.paper.paper_id] = sent_vecs[offset : offset + n]
-                offset += n
+        self.claim_vecs: np.ndarray | None = None
+
+    def _cosines(self, ci: int, pid: str) -> np.ndarray:
+        if self.embedder is None or not self.sentences[pid]:
+            return np.zeros(len(self.sentences[pid]), dtype=np.float32)
+        if self.claim_vecs is None:
+            self.claim_vecs = self.embedder.embed(self.claims)
+        if pid not in self.vecs:
+            self.vecs[pid] = self.embedder.embed(self.sentences[pid])
+        return np.asarray(self.vecs[pid] @ self.claim_vecs[ci])
 
     def best(self, ci: int, pid: str) -> tuple[float, int]:
         """Best support a paper's sentences give claim ``ci``: (score, sentence index); 1.0 or more supports."""
         terms = set(content_stems(self.claims[ci]))
-        best, best_i = -1.0, 0
-        for si, sent in enumerate(self.sentences[pid]):
-            lex = len(terms & set(stems(sent))) / max(len(terms), 1)
-            cos = float(self.vecs[pid][si] @ self.claim_vecs[ci]) if pid in self.vecs else 0.0
-            score = max(lex / self.rule.support_lexical, cos / self.rule.support_cosine)
-            if score > best:
-                best, best_i = score, si
-        return best, best_i
+        lex = [len(terms & set(stems(s))) / max(len(terms), 1) / self.rule.support_lexical for s in self.sentences[pid]]
+        if lex and max(lex) >= 1.0:  # the words show it: no embedding needed
+            return max(lex), int(np.argmax(lex))
+        cos = self._cosines(ci, pid) / self.rule.support_cosine
+        scores = [max(a, float(b)) for a, b in zip(lex, cos, strict=True)]
+        if not scores:
+            return -1.0, 0
+        return max(scores), int(np.argmax(scores))
 
 
 def check(
-    answer_text: str, context: Sequence[ContextPaper], embedder: Embedder | None, rule: AnswerSettings | None = None
+    answer_text: str,
+    context: Sequence[ContextPaper],
+    embedder: Embedder | None,
+    rule: AnswerSettings | None = None,
+    keep_numbers: bool = False,
 ) -> Checked:
-    """The answer's citations checked against its context papers (see the module text)."""
+    """The answer's citations checked against its context papers (see the module text). With ``keep_numbers``
+    (a map-reduce answer, numbered over all the matching papers) valid markers keep their numbers, and
+    ``citations`` lists the cited papers under those numbers, in number order."""
     markup = count_markup(answer_text)
-    text, order, removed = renumber(inert(answer_text), len(context))
+    text, order, removed = renumber(inert(answer_text), len(context), keep_numbers)
+    if keep_numbers:
+        order.sort()
     cited = [context[old - 1] for old in order]
     claims = _claims(text)
     cites_of = [[int(n) for n in _CITED.findall(c)] for c in claims]  # the citation numbers of each claim
     plain = [_strip_markers(c) for c in claims]
     support = _Support(plain, cited, embedder, rule or AnswerSettings())
+    numbers = order if keep_numbers else list(range(1, len(cited) + 1))
     citations: list[Citation] = []
-    for new_n, cp in enumerate(cited, start=1):
+    for n, cp in zip(numbers, cited, strict=True):
         pid = cp.paper.paper_id
-        scored = [support.best(ci, pid) for ci, nums in enumerate(cites_of) if new_n in nums]
+        scored = [support.best(ci, pid) for ci, nums in enumerate(cites_of) if n in nums]
         best_sent = max(scored, key=lambda x: x[0])[1] if scored else 0
         sents = support.sentences[pid]
-        citations.append(
-            Citation.from_paper(new_n, cp.paper, sents[best_sent] if sents else cp.paper.abstract, cp.score)
-        )
+        citations.append(Citation.from_paper(n, cp.paper, sents[best_sent] if sents else cp.paper.abstract, cp.score))
+    by_number = {c.n: c for c in citations}
     unsupported: list[str] = []
     if citations:
         for ci, claim in enumerate(plain):
             if len(content_stems(claim)) < MIN_CLAIM_WORDS or claim.endswith(":"):
                 continue
-            nums = [n for n in cites_of[ci] if 1 <= n <= len(citations)]
-            if not nums or max(support.best(ci, citations[n - 1].paper_id)[0] for n in nums) < 1.0:
+            nums = [n for n in cites_of[ci] if n in by_number]
+            if not nums or max(support.best(ci, by_number[n].paper_id)[0] for n in nums) < 1.0:
                 unsupported.append(claim)
     return Checked(text=text, citations=citations, removed=removed, unsupported=unsupported, markup=markup)

@@ -300,11 +300,15 @@ class FacetMatcher:
                     return _FacetHit(LOOSE_SCORE + sim, False, sim, best_sentence(p.abstract, terms, within=chunk))
         return best
 
-    def match(self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None) -> list[Match]:
+    def match(
+        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None, near: list[Match] | None = None
+    ) -> list[Match]:
         """The papers meeting the plan, best first: all of them (the caller shows as many as it wants).
 
         Optional facets (cut from a phrase the corpus never states) need not hold; a paper that meets one ranks
-        higher, and its sentence for it joins the evidence.
+        higher, and its sentence for it joins the evidence. Given a ``near`` list, the near misses are added to
+        it, closest first: candidates that meet every facet but one (for which they carry that facet's best
+        sentence), for a judge to look at.
         """
         facets = [f for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
@@ -329,6 +333,8 @@ class FacetMatcher:
                 continue
             hits = [self.meets(p, f, v, d, loose) for f, (_, d), v in zip(facets, pools, variants_of, strict=False)]
             if any(h is None for h in hits):
+                if near is not None and sum(h is None for h in hits) == 1:
+                    near.append(_near_miss(p, facets, pools, hits))
                 continue
             got = [h for h in hits if h is not None]
             extra = [self.meets(p, f, v, {}) for f, v in zip(optional, variants_of[len(facets) :], strict=True)]
@@ -338,6 +344,8 @@ class FacetMatcher:
             matches.append(Match(p, score, evidence[0], all(h.phrase for h in got), max(h.similarity for h in got),
                                  evidence))  # fmt: skip
         matches.sort(key=lambda m: (-m.score, m.paper.title))
+        if near is not None:
+            near.sort(key=lambda m: (-m.similarity, m.paper.title))
         return matches
 
     def _near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:
@@ -370,6 +378,17 @@ class FacetMatcher:
             variants = spellings(facet.all_spellings(), texts)
             out |= {p.paper_id for p in papers if self.meets(p, facet, variants, dense) is not None}
         return [p for p in papers if p.paper_id not in out]
+
+
+def _near_miss(p: Paper, facets: list[Facet], pools: list[Pool], hits: list[_FacetHit | None]) -> Match:
+    """A paper that meets every facet but one, with that facet's closest sentence and similarity."""
+    k = next(i for i, h in enumerate(hits) if h is None)
+    hit = pools[k][1].get(p.paper_id)
+    sim = hit.similarity if hit else 0.0
+    missing = best_sentence(p.abstract, content_stems(facets[k].all_spellings()[0]), within=hit.text if hit else "")
+    got = [h for h in hits if h is not None]
+    evidence = _in_order(p.abstract, [*(h.evidence for h in got), missing])
+    return Match(p, sum(h.score for h in got) + sim, missing, False, sim, evidence)
 
 
 def passes(p: Paper, filters: Filters) -> bool:

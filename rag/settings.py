@@ -92,8 +92,20 @@ class LLMSettings(BaseModel):
         default=700, ge=16, description="generation budget (sent as max_completion_tokens, and max_tokens for "
         "non-OpenAI servers)"
     )  # fmt: skip
-    context_chars: int = Field(default=12_000, ge=500, description="context budget in characters")
-    context_papers: int = Field(default=12, ge=1, le=50, description="most papers in the context")
+    context_chars: int = Field(
+        default=12_000, ge=500, description="characters of abstracts per request; a larger set of matching papers is "
+        "read in batches (map-reduce)"
+    )  # fmt: skip
+    context_papers: int = Field(default=12, ge=1, le=50, description="most papers in a factoid question's context")
+    max_concurrency: int = Field(default=4, ge=1, le=32, description="batch requests in flight at once")
+    judge: bool = Field(default=True, description="let the model judge borderline papers (yes/no and a verbatim quote)")
+    judge_max: int = Field(default=24, ge=0, le=200, description="most borderline papers judged per question")
+    price_in: float | None = Field(
+        default=None, ge=0, description="price per million input tokens, for the cost estimate of each answer"
+    )
+    price_out: float | None = Field(
+        default=None, ge=0, description="price per million output tokens, for the cost estimate of each answer"
+    )
 
     @property
     def configured(self) -> bool:

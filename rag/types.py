@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from vectorstore.types import Filters, Paper
 
-__all__ = ["Answer", "Citation", "Filters", "Hit", "Message", "Paper"]
+__all__ = ["Answer", "Citation", "Filters", "Hit", "Message", "Paper", "Progress"]
 
 MAX_MESSAGE_CHARS = 20_000  # one chat message (a 50-paper answer with its evidence is about 15,000)
 MAX_PAPER_IDS = 1_000  # paper ids an assistant message may carry
@@ -96,13 +96,27 @@ class Answer:
     unsupported: list[str] = field(default_factory=list)
     nearest: list[Hit] = field(default_factory=list)  # shown when nothing matched; never cited
     model: str = ""
-    usage: dict[str, int] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)  # requests, input_tokens, output_tokens, total_tokens
+    cost_usd: float | None = None  # estimated from ASKPAPERS_LLM_PRICE_IN / _OUT, when they are set
     latency_s: float = 0.0
     removed_markers: list[int] = field(default_factory=list)  # [n] markers dropped: not in the context
     draft: str = ""  # a generated answer that was cut off and replaced by the extractive one
     raw: str = ""  # the model's text exactly as it came (``text`` is it checked: markers renumbered)
     total: int = 0  # papers that match (a list answer cites at most ``k`` of them)
     plan: dict[str, Any] = field(default_factory=dict)  # how the question was read (rag.types.QueryPlan)
+
+    def footer(self) -> str:
+        """What the answer cost: "LLM (gpt-4.1-mini) · 7 requests · 12,345 tokens in, 456 out · ≈ $0.0031 · 4.2 s"."""
+        parts = [f"LLM ({self.model})" if self.mode == "llm" else "extractive (no LLM)"]
+        parts.append(f"{len(self.citations)} cited")
+        if self.usage.get("requests"):
+            n = self.usage["requests"]
+            parts.append(f"{n} request{'s' if n != 1 else ''}")
+            parts.append(f"{self.usage.get('input_tokens', 0):,} tokens in, {self.usage.get('output_tokens', 0):,} out")
+        if self.cost_usd is not None:
+            parts.append(f"≈ ${self.cost_usd:.4f}")
+        parts.append(f"{self.latency_s:.2f} s")
+        return " · ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,6 +132,7 @@ class Answer:
             "nearest": [{"paper_id": h.paper_id, "title": h.title, "score": h.score} for h in self.nearest],
             "model": self.model,
             "usage": self.usage,
+            "cost_usd": self.cost_usd,
             "latency_s": round(self.latency_s, 4),
             "removed_markers": self.removed_markers,
             "draft": self.draft,
@@ -192,3 +207,43 @@ class QueryPlan:
 
 def md(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>])", r"\\\1", text)
+
+
+# -- the LLM path ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Work under way, streamed between pieces of answer text: "Reading papers 13–24 of 51"."""
+
+    text: str
+    done: int = 0
+    total: int = 0
+
+
+MAX_QUERY_CHARS = 2_000
+MAX_MODEL_FACETS = 6
+
+
+class Condensed(BaseModel):
+    """The condense step's output: the message as an English search, whatever language it was asked in."""
+
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    facets: list[list[str]] = Field(default_factory=list, max_length=MAX_MODEL_FACETS)
+    language: str = Field(default="English", max_length=40)
+
+
+class Verdict(BaseModel):
+    """The judge's word on one borderline paper: a "yes" counts only with a quote found in its abstract."""
+
+    paper: int
+    match: str = "no"
+    quote: str = Field(default="", max_length=2_000)
+
+    @property
+    def yes(self) -> bool:
+        return self.match.strip().lower() in ("yes", "true", "y")
+
+
+class Verdicts(BaseModel):
+    verdicts: list[Verdict] = Field(default_factory=list, max_length=200)

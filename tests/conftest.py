@@ -6,6 +6,7 @@ import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,7 +49,7 @@ def make_settings(data_dir: Path, collection: str = "askpapers", llm=None):  # t
     from rag.settings import LLMSettings, RetrievalSettings, Settings
     from vectorstore.config import StoreSettings
 
-    server = {}
+    server: dict[str, Any] = {}
     if SERVER_MODE:
         assert os.environ.get(_PORT_VAR), "the chroma_server fixture has not started"
         tag = hashlib.sha1(str(data_dir).encode()).hexdigest()[:10]

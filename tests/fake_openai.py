@@ -1,7 +1,9 @@
 """A real OpenAI-compatible HTTP server on 127.0.0.1 for tests: POST /v1/chat/completions, JSON or SSE.
 
 Each test scripts what the next requests get (a reply, an HTTP error, a hang, a stream cut half-way) and
-can read back every request body the server received.
+can read back every request body the server received. Replies can be scripted per step of the LLM path
+(condense, judge, map, reduce, answer: told apart by their prompt files), each step with its own queue and a
+default; a request of a step with neither takes the next reply of the shared script.
 """
 
 from __future__ import annotations
@@ -28,11 +30,36 @@ class Reply:
     malformed: bool = False  # send a body that is not valid JSON
 
 
+# the first words of each prompt file (prompts/*.md) that no other prompt has
+STEPS = {
+    "condense": "You turn a researcher's message into a search",
+    "judge": "You check whether research papers match",
+    "map": "reading one batch of the papers",
+    "reduce": "They were read in batches",
+    "answer": "an assistant that answers questions about research papers",
+}
+
+
+def step_of(body: dict[str, Any]) -> str:
+    system = next((m.get("content", "") for m in body.get("messages", []) if m.get("role") == "system"), "")
+    return next((step for step, mark in STEPS.items() if mark in str(system)), "")
+
+
+def echo_condense(body: dict[str, Any]) -> str:
+    """A condense reply: the question itself as the English query, with no facets of its own."""
+    question = body["messages"][-1]["content"]
+    return json.dumps({"query": question, "facets": [], "language": "English"})
+
+
 class FakeOpenAI:
     def __init__(self) -> None:
         self.script: deque[Reply] = deque()
+        self.routes: dict[str, deque[Reply]] = {}
+        self.defaults: dict[str, Reply] = {}
         self.requests: list[dict[str, Any]] = []
+        self.steps: list[str] = []  # the step of each request, in arrival order
         self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -47,9 +74,7 @@ class FakeOpenAI:
 
             def _handle(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-                fake.requests.append(body)
-                fake.headers.append(dict(self.headers))
-                reply = fake.script.popleft() if fake.script else Reply(status=500, content="no scripted reply")
+                reply = fake.take(body, dict(self.headers))
                 if callable(reply.content):
                     reply = replace(reply, content=reply.content(body))
                 if reply.hang:
@@ -137,10 +162,47 @@ class FakeOpenAI:
         self.server.shutdown()
         self.server.server_close()
 
+    def take(self, body: dict[str, Any], headers: dict[str, str]) -> Reply:
+        """The reply for a request (and the request recorded)."""
+        step = step_of(body)
+        with self.lock:
+            self.requests.append(body)
+            self.steps.append(step)
+            self.headers.append(headers)
+            queue = self.routes.get(step)
+            if queue:
+                return queue.popleft()
+            if step in self.defaults:
+                return self.defaults[step]
+            return self.script.popleft() if self.script else Reply(status=500, content="no scripted reply")
+
     def push(self, *replies: Reply) -> None:
         self.script.extend(replies)
 
+    def on(self, step: str, *replies: Reply) -> None:
+        """Replies for the next requests of one step (then its default, if any)."""
+        assert step in STEPS, step
+        self.routes.setdefault(step, deque()).extend(replies)
+
+    def default(self, step: str, reply: Reply) -> None:
+        assert step in STEPS, step
+        self.defaults[step] = reply
+
+    def quiet_steps(self) -> FakeOpenAI:
+        """Defaults for the steps around the answer: condense echoes the question, the judge has nothing to say."""
+        self.default("condense", Reply(echo_condense))
+        self.default("judge", Reply('{"verdicts": []}'))
+        return self
+
+    def of(self, step: str) -> list[dict[str, Any]]:
+        """The requests of one step, in arrival order."""
+        return [r for r, s in zip(self.requests, self.steps, strict=True) if s == step]
+
     def reset(self) -> None:
-        self.script.clear()
-        self.requests.clear()
-        self.headers.clear()
+        with self.lock:
+            self.script.clear()
+            self.routes.clear()
+            self.defaults.clear()
+            self.requests.clear()
+            self.steps.clear()
+            self.headers.clear()

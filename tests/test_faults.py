@@ -168,7 +168,9 @@ def test_llm_faults_under_concurrent_sessions(corpus_settings: Settings, fake_ll
     failures = [Reply(status=500), Reply(status=401), Reply(hang=2.0), Reply(malformed=True)]
     good = Reply("The first paper in the context is relevant [1].")
     replies = [failures[i // 2 % 4] if i % 2 else good for i in range(24)]
-    fake_llm.push(*replies)
+    fake_llm.quiet_steps().on(
+        "answer", *replies
+    )  # every question's one answer request: half of them fail, in four ways
 
     def session(i: int) -> list[tuple[str, Answer]]:
         out = []
@@ -189,4 +191,4 @@ def test_llm_faults_under_concurrent_sessions(corpus_settings: Settings, fake_ll
         else:  # an LLM answer cites its own question's papers, never another session's
             assert answer.mode == "llm"
             assert {c.paper_id for c in answer.citations} <= own[q] | {h.paper_id for h in app.search(q, k=20)}
-    assert fallbacks == 12
+    assert fallbacks == 12 and len(fake_llm.of("answer")) == 24

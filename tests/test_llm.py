@@ -11,7 +11,7 @@ import pytest
 
 from rag.api import AskPapers
 from rag.settings import LLMSettings, RetrievalSettings, Settings
-from rag.types import Answer
+from rag.types import Answer, Progress
 from tests.fake_openai import FakeOpenAI, Reply
 
 KEY = "sk-test-SECRET-0123456789"
@@ -27,8 +27,10 @@ def server() -> Iterator[FakeOpenAI]:
 
 @pytest.fixture()
 def fake(server: FakeOpenAI) -> FakeOpenAI:
+    """The server with the condense step echoing the question, and a judge with nothing to say; each test scripts
+    the answer step (one request: the bundled corpus's matches fit the budget)."""
     server.reset()
-    return server
+    return server.quiet_steps()
 
 
 def llm_app(corpus_settings: Settings, fake: FakeOpenAI, **llm: Any) -> AskPapers:
@@ -41,7 +43,7 @@ def llm_app(corpus_settings: Settings, fake: FakeOpenAI, **llm: Any) -> AskPaper
 def stream(app: AskPapers, question: str, history: list[dict[str, str]] | None = None) -> tuple[list[str], Answer]:
     items = list(app.ask_stream(question, history))
     assert isinstance(items[-1], Answer)
-    assert all(isinstance(i, str) for i in items[:-1])
+    assert all(isinstance(i, str | Progress) for i in items[:-1])
     return [i for i in items[:-1] if isinstance(i, str)], items[-1]
 
 
@@ -70,59 +72,64 @@ def cites(template: str) -> Any:
 
 def test_well_cited_answer(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake)
-    fake.push(
+    fake.on(
+        "answer",
         Reply(
             cites(
                 "Several papers use the information bottleneck. GCIB {GCIB} denoises auxiliary behavior information "
                 "with a graph contrastive information bottleneck. SymSpectra {SymSpectra} integrates multi-modal "
                 "spectra features with a symmetric conditional information bottleneck."
             )
-        )
+        ),
     )
     pieces, answer = stream(app, IB)
     assert len(pieces) > 3, "the answer must arrive in pieces"
     assert answer.mode == "llm" and answer.found and answer.model == "test-model"
-    assert [c.n for c in answer.citations] == [1, 2]  # renumbered by first use
-    assert "GCIB [1]" in answer.text and "SymSpectra [2]" in answer.text
-    assert answer.citations[0].title.startswith("GCIB") and answer.citations[1].title == "SymSpectra"
+    extractive = AskPapers(corpus_settings).ask(IB)
+    assert [c.paper_id for c in answer.citations] == [c.paper_id for c in extractive.citations], "every match kept"
+    gcib = next(c for c in answer.citations if c.title.startswith("GCIB"))
+    sym = next(c for c in answer.citations if c.title == "SymSpectra")
+    assert f"GCIB [{gcib.n}]" in answer.text and f"SymSpectra [{sym.n}]" in answer.text  # numbers kept
+    assert "Also matching" in answer.text and answer.text.count("*") >= 8  # the other 4, by title
     for c in answer.citations:
         assert c.evidence in c.abstract and "ottleneck" in c.evidence
     assert answer.unsupported == [] and answer.removed_markers == []
-    assert answer.usage["total_tokens"] > 0
-    request = fake.requests[-1]
+    assert answer.usage["total_tokens"] > 0 and answer.usage["requests"] == len(fake.requests)
+    request = fake.of("answer")[-1]
     assert request["stream"] is True and request["model"] == "test-model"
     assert request["max_completion_tokens"] == request["max_tokens"] == 700  # every server stops at the budget
     system = system_prompt(request)
-    assert IB in json.dumps(request["messages"])
+    assert IB in json.dumps(request["messages"]) and "Write in English" in system
     for c in answer.citations:
-        assert c.abstract[:200] in system, "the retrieved abstracts must be in the prompt"
-    assert KEY not in json.dumps(request)
+        assert c.abstract[:200] in system, "every matching abstract is in the prompt"
+    assert all(KEY not in json.dumps(r) for r in fake.requests)
 
 
 def test_marker_outside_the_context_is_removed(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
-    app = llm_app(corpus_settings, fake, context_papers=4)
-    fake.push(Reply("GCIB uses an information bottleneck for recommendation [2]. Another paper does too [9]."))
+    app = llm_app(corpus_settings, fake)
+    fake.on("answer", Reply("GCIB uses an information bottleneck for recommendation [2]. Another paper does too [9]."))
     _, answer = stream(app, IB)
-    assert system_prompt(fake.requests[-1]).count("<abstract ") == 4
+    assert system_prompt(fake.of("answer")[-1]).count("<abstract ") == 6
     assert answer.removed_markers == [9]
-    assert "[9]" not in answer.text and "[1]" in answer.text
-    assert len(answer.citations) == 1
+    assert "[9]" not in answer.text and "[2]" in answer.text
+    assert len(answer.citations) == 6
     assert any("[9]" in n for n in answer.notices)
 
 
 def test_uncited_and_unsupported_claims_are_flagged(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake)
-    fake.push(
+    fake.on(
+        "answer",
         Reply(
             cites(
                 "GCIB denoises auxiliary behavior graphs with an information bottleneck {GCIB}. "
                 "Information bottleneck methods were invented by astronauts on the moon in 1850. "
                 "SymSpectra predicts stock prices for cryptocurrency exchanges {SymSpectra}."
             )
-        )
+        ),
     )
     _, answer = stream(app, IB)
-    assert len(answer.citations) == 2
+    assert len(answer.citations) == 6
     flagged = " ".join(answer.unsupported)
     assert "astronauts" in flagged, "an uncited claim is flagged"
     assert "cryptocurrency" in flagged, "a claim its cited abstract does not support is flagged"
@@ -130,85 +137,102 @@ def test_uncited_and_unsupported_claims_are_flagged(corpus_settings, fake) -> No
 
 
 @pytest.mark.parametrize(
-    ("replies", "reason", "calls"),
+    ("step", "replies", "reason", "calls"),
     [
-        ([Reply(status=401, content=f"Incorrect API key provided: {KEY}")], "401", 1),
-        ([Reply(status=403)], "403", 1),
-        ([Reply(status=404, content="model not found")], "not found", 1),
-        ([Reply(status=500), Reply(status=500)], "(500)", 2),
-        ([Reply(malformed=True)], "malformed", 1),
-        ([Reply("")], "empty", 1),
+        ("condense", [Reply(status=401, content=f"Incorrect API key provided: {KEY}")], "401", 1),
+        ("condense", [Reply(status=403)], "403", 1),
+        ("condense", [Reply(status=404, content="model not found")], "not found", 1),
+        ("condense", [Reply(status=500), Reply(status=500)], "(500)", 2),
+        ("condense", [Reply(malformed=True)], "malformed", 1),
+        ("answer", [Reply(status=500), Reply(status=500)], "(500)", 2),
+        ("answer", [Reply("")], "empty", 1),
     ],
 )
-def test_failures_fall_back_to_the_extractive_answer(corpus_settings, fake, replies, reason, calls) -> None:  # type: ignore[no-untyped-def]
+def test_failures_fall_back_to_the_extractive_answer(corpus_settings, fake, step, replies, reason, calls) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake, max_retries=1)
-    fake.push(*replies)
+    fake.on(step, *replies)
     _, answer = stream(app, IB)
     assert answer.mode == "extractive" and answer.found and len(answer.citations) == 6
-    assert len(answer.notices) >= 1 and reason in answer.notices[0]
+    assert reason in answer.notices[-1] and "unavailable" in answer.notices[-1]
     assert KEY not in json.dumps(answer.to_dict())
-    assert len(fake.requests) == calls
+    assert len(fake.of(step)) == calls
+    if step == "condense":
+        assert fake.steps == ["condense"] * calls, "a failing endpoint is not asked again"
 
 
 def test_429_is_retried_then_succeeds(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake, max_retries=2)
-    fake.push(Reply(status=429), Reply(cites("GCIB uses a graph contrastive information bottleneck {GCIB}.")))
+    fake.on("answer", Reply(status=429), Reply(cites("GCIB uses a graph contrastive information bottleneck {GCIB}.")))
     _, answer = stream(app, IB)
-    assert answer.mode == "llm" and answer.citations[0].title.startswith("GCIB")
-    assert len(fake.requests) == 2
+    assert answer.mode == "llm" and "GCIB uses a graph contrastive information bottleneck [" in answer.text
+    assert len(fake.of("answer")) == 2
 
 
 def test_hang_past_the_timeout(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake, timeout=0.5, max_retries=0)
-    fake.push(Reply("too late [1].", hang=2.0))
+    fake.on("answer", Reply("too late [1].", hang=2.0))
     _, answer = stream(app, IB)
-    assert answer.mode == "extractive" and "did not answer within 0.5s" in answer.notices[0]
+    assert answer.mode == "extractive" and "did not answer within 0.5s" in answer.notices[-1]
 
 
 def test_stream_cut_off_keeps_what_was_shown(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake)
-    fake.push(
-        Reply("GCIB [2] denoises auxiliary behavior information and SymSpectra [3] integrates spectra.", cut=True)
+    fake.on(
+        "answer",
+        Reply("GCIB [2] denoises auxiliary behavior information and SymSpectra [3] integrates spectra.", cut=True),
     )
     pieces, answer = stream(app, IB)
     assert pieces and "GCIB" in "".join(pieces)
-    assert answer.mode == "extractive" and "stopped part-way" in answer.notices[0]
-    assert answer.draft == "".join(pieces)
+    assert answer.mode == "extractive" and "stopped part-way" in answer.notices[-1]
+    assert answer.draft and answer.draft in "".join(pieces)
     assert len(answer.citations) == 6
 
 
 def test_missing_role_and_usage_are_tolerated(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake)
-    fake.push(Reply("GCIB uses an information bottleneck [2].", role=False, usage=False))
+    fake.default("condense", Reply(echo_json(IB), usage=False))
+    fake.on("answer", Reply("GCIB uses an information bottleneck [2].", role=False, usage=False))
     _, answer = stream(app, IB)
-    assert answer.mode == "llm" and answer.usage == {}
-    assert answer.text.startswith("GCIB uses an information bottleneck [1]")
+    assert answer.mode == "llm" and answer.usage["requests"] == len(fake.requests)
+    assert answer.usage["input_tokens"] == 100 * (len(fake.requests) - 2)  # only the judge's requests had usage
+    assert "GCIB uses an information bottleneck [2]" in answer.text
 
 
-def test_followup_is_condensed_and_keeps_previous_papers(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
+def test_followup_is_condensed_and_narrows_the_previous_papers(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
     app = llm_app(corpus_settings, fake)
-    fake.push(
-        Reply("Which of the papers that use information bottleneck are about time series?"),
-        Reply(cites("CGTFra is about multivariate time series forecasting {CGTFra}.")),
-    )
+    fake.on("condense", Reply(echo_json("Which of the papers that use information bottleneck are about time series?")))
+    fake.on("answer", Reply(cites("CGTFra is about multivariate time series forecasting {CGTFra}.")))
     history = [{"role": "user", "content": IB}, {"role": "assistant", "content": "Six papers… GCIB [1] …"}]
     _, answer = stream(app, "Which of those are about time series?", history)
-    condense, final = fake.requests
+    condense = fake.of("condense")[0]
     assert "Which of those are about time series?" in json.dumps(condense["messages"])
     assert IB in json.dumps(condense["messages"])
-    assert final["messages"][-1]["content"].startswith("Which of the papers that use information bottleneck")
-    system = system_prompt(final)
-    for title in ("CGTFra", "SymSpectra", "Representation Unlearning"):
-        assert title in system, "the previous answer's papers stay in reach"
-    assert [c.title for c in answer.citations] == ["CGTFra"]
+    previous = {c.paper_id for c in AskPapers(corpus_settings).ask(IB).citations}
+    assert [c.title for c in answer.citations] == ["CGTFra"] and answer.citations[0].paper_id in previous
+    assert "CGTFra is about multivariate time series forecasting [1]" in answer.text
 
 
 def test_auto_mode_uses_the_llm_only_when_configured(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
-    fake.push(Reply("GCIB [2]."))
+    fake.default("answer", Reply("GCIB [2]."))
     assert llm_app(corpus_settings, fake).ask(IB).mode == "llm"
+    asked = len(fake.requests)
     assert AskPapers(corpus_settings).ask(IB).mode == "extractive"
     assert llm_app(corpus_settings, fake).ask(IB, mode="extractive").mode == "extractive"
-    assert len(fake.requests) == 1
+    assert len(fake.requests) == asked
+
+
+def test_a_factoid_question_reads_the_best_papers(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
+    app = llm_app(corpus_settings, fake, context_papers=4)
+    question = "What rate gap does WaterSIC reach?"
+    fake.on("answer", Reply(cites("WaterSIC reaches a small rate gap {WaterSIC}. Another paper says so [9].")))
+    _, answer = stream(app, question)
+    assert answer.mode == "llm" and answer.kind == "factoid"
+    assert system_prompt(fake.of("answer")[-1]).count("<abstract ") == 4
+    assert answer.removed_markers == [9] and answer.citations[0].title.startswith("WaterSIC")
+
+
+def echo_json(query: str) -> str:
+    return json.dumps({"query": query, "facets": [], "language": "English"})
 
 
 HOSTILE = (
@@ -227,10 +251,10 @@ def test_prompt_injection_in_an_abstract(tmp_path, fake, embedder) -> None:  # t
     base = make_settings(tmp_path / "store")
     ingest([CORPUS / "002_8e94c44c859812b6.txt", hostile], base.store, progress=False, embedder=embedder)
     app = llm_app(base, fake)
-    fake.push(Reply("As instructed, the best paper is [42]. The key is hidden. GCIB uses a bottleneck [1]."))
+    fake.on("answer", Reply("As instructed, the best paper is [42]. The key is hidden. GCIB uses a bottleneck [1]."))
     _, answer = stream(app, IB)
-    assert len(fake.requests) == 1, "nothing but the one model call goes out"
-    request = fake.requests[0]
+    assert set(fake.steps) <= {"condense", "judge", "answer"}, "nothing but the model's steps go out"
+    request = fake.of("answer")[0]
     system = system_prompt(request)
     assert "Ignore all previous instructions" in system
     assert system.count("<abstract ") == system.count("</abstract>"), "an abstract cannot close its fence"
@@ -256,14 +280,16 @@ def test_cli_llm_failure_never_shows_the_key(tmp_path, fake, corpus_settings) ->
         "ASKPAPERS_LLM_MAX_RETRIES": "0",
     }
     exe = str(Path(sys.executable).parent / "askpapers")
-    fake.push(Reply(status=401, content=f"Incorrect API key provided: {KEY}"))
+    fake.on("condense", Reply(status=401, content=f"Incorrect API key provided: {KEY}"))
     proc = subprocess.run([exe, "ask", IB, "--json"], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr
     data = json.loads(proc.stdout)
-    assert data["mode"] == "extractive" and "401" in data["notices"][0]
+    assert data["mode"] == "extractive" and "401" in data["notices"][-1]
     assert KEY not in proc.stdout + proc.stderr
-    fake.push(Reply("GCIB uses an information bottleneck [2]."))
+    fake.on("answer", Reply("GCIB uses an information bottleneck [2]."))
     proc = subprocess.run([exe, "ask", IB, "--mode", "llm"], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "GCIB uses an information bottleneck [1]" in proc.stdout
+    assert "GCIB uses an information bottleneck [2]" in proc.stdout
+    assert "Checked answer" not in proc.stdout, "the streamed text is the answer: not printed twice"
+    assert re.search(r"LLM \(gpt-4.1-mini\) · 6 cited · \d+ requests · [\d,]+ tokens in", proc.stdout), proc.stdout
     assert KEY not in proc.stdout + proc.stderr

@@ -114,14 +114,14 @@ def test_hostile_abstracts_cannot_fetch_leak_or_fake_citations(
     ingest([CORPUS, hostile_corpus(tmp_path, exfil)], base.store, progress=False, embedder=embedder)
     llm = LLMSettings(api_key=KEY, base_url=fake_llm.url, model="m", max_retries=0)
     app = AskPapers(Settings(store=base.store, retrieval=RetrievalSettings(), llm=llm))
-    fake_llm.push(obedient_reply(exfil))
+    fake_llm.quiet_steps().on("answer", obedient_reply(exfil))
     answer = app.ask("Which papers use information bottleneck?")
     assert answer.mode == "llm"
     assert exfil.hits == [], "askpapers never fetches a URL an abstract or the model names"
-    assert len(fake_llm.requests) == 1  # one model call, nothing else went out
-    body = json.dumps(fake_llm.requests[0])
-    assert KEY not in body, "the key travels only in the Authorization header"
-    assert {k.lower(): v for k, v in fake_llm.headers[0].items()}["authorization"] == f"Bearer {KEY}"
+    assert set(fake_llm.steps) <= {"condense", "judge", "answer"}  # the model's steps, nothing else went out
+    for body, headers in zip(fake_llm.requests, fake_llm.headers, strict=True):
+        assert KEY not in json.dumps(body), "the key travels only in the Authorization header"
+        assert {k.lower(): v for k, v in headers.items()}["authorization"] == f"Bearer {KEY}"
     assert answer.raw == obedient_reply(exfil).content  # --json keeps the model's text as it came
     assert active_markup(answer.text) == [], "the cleaned text forms no image or HTML in any Markdown reader"
     assert "<img" not in answer_html(answer.text, len(answer.citations)).lower()
@@ -150,7 +150,7 @@ def test_web_app_never_loads_what_the_model_or_an_abstract_points_at(
     ingest([CORPUS, hostile_corpus(tmp_path, exfil)], base.store, progress=False, embedder=embedder)
     llm = LLMSettings(api_key=KEY, base_url=fake_llm.url, model="m", max_retries=0)
     _, url, _ = launch(Settings(store=base.store, llm=llm), port=free_port(), block=False)
-    fake_llm.push(obedient_reply(exfil))
+    fake_llm.quiet_steps().on("answer", obedient_reply(exfil))
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -314,7 +314,7 @@ def test_model_markup_never_makes_the_browser_fetch(tmp_path: Path, exfil: Exfil
     base = make_settings(tmp_path / "store")
     llm = LLMSettings(api_key=KEY, base_url=fake_llm.url, model="m", max_retries=0)
     _, url, _ = launch(Settings(store=base.store, llm=llm), port=free_port(), block=False)
-    fake_llm.push(Reply(streamed))
+    fake_llm.quiet_steps().on("answer", Reply(streamed))
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)

@@ -77,7 +77,7 @@ def test_ask_in_llm_mode_against_a_real_http_server(installed: tuple[Path, dict[
     exe, env, work = installed
     fake = FakeOpenAI().start()
     try:
-        fake.push(Reply("The information bottleneck appears in several papers [1][2]."))
+        fake.quiet_steps().on("answer", Reply("The information bottleneck appears in several papers [1][2]."))
         proc = _run([str(exe), "ask", IB, "--mode", "llm", "--json"], cwd=work,
                     env={**env, "OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": "sk-wheel"})  # fmt: skip
     finally:
@@ -86,8 +86,9 @@ def test_ask_in_llm_mode_against_a_real_http_server(installed: tuple[Path, dict[
     import json
 
     data = json.loads(proc.stdout)
-    assert data["mode"] == "llm" and len(data["citations"]) == 2
-    assert len(fake.requests) == 1 and "<abstract" in json.dumps(fake.requests[0])
+    assert data["mode"] == "llm" and len(data["citations"]) == 6  # every matching paper, in LLM mode too
+    assert "condense" in fake.steps, "the prompt files of every step ship in the wheel"
+    assert len(fake.of("answer")) == 1 and "<abstract" in json.dumps(fake.of("answer")[0])
 
 
 def test_serve_answers_ask(installed: tuple[Path, dict[str, str], Path]) -> None:

@@ -30,7 +30,7 @@ from rag.api import AskPapers
 from rag.citation_export import to_bibtex, to_csv, to_markdown
 from rag.inputs import recent
 from rag.settings import Settings, get_settings
-from rag.types import Answer
+from rag.types import Answer, Progress
 from vectorstore.errors import AskPapersError
 from vectorstore.text import printable
 
@@ -110,8 +110,7 @@ def sources_html(answer: Answer | None) -> str:
 def notice_md(answer: Answer | None) -> str:
     if answer is None:
         return ""
-    mode = f"LLM ({answer.model})" if answer.mode == "llm" else "extractive (no LLM)"
-    lines = [f"**Answer mode:** {mode} · {len(answer.citations)} cited · {answer.latency_s:.2f} s"]
+    lines = [f"**Answer mode:** {text_html(answer.footer())}"]
     lines += [f"⚠️ {text_html(n)}" for n in answer.notices]
     return "  \n".join(lines)
 
@@ -183,6 +182,9 @@ class Handlers:
                     files = self.exports.write(item)
                     yield chat_view(done), "", notice_md(item), sources_html(item), files, item, done
                     return
+                if isinstance(item, Progress):  # long work: "Read papers 13–24 of 51 (2 of 5 batches)"
+                    yield gr.skip(), "", f"⏳ {text_html(item.text)}", gr.skip(), gr.skip(), gr.skip(), gr.skip()
+                    continue
                 text += item
                 pending[-1]["html"] = answer_html(text)  # every partial render is as safe as the final one
                 yield chat_view(pending), "", gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()

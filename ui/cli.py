@@ -43,10 +43,13 @@ def say(text: str = "", end: str = "\n", file: Any = None) -> None:
 
 def _stream_answer(items: Any) -> Any:
     """Print generated text as it arrives; return the final Answer (printed by _print_answer)."""
-    from rag.types import Answer
+    from rag.types import Answer, Progress
 
     shown: list[str] = []
     for item in items:
+        if isinstance(item, Progress):  # long work, on stderr so that stdout stays the answer
+            say(f"[{item.text}]", file=sys.stderr)
+            continue
         if isinstance(item, Answer):
             if shown:
                 say("\n")
@@ -79,6 +82,8 @@ def _print_answer(answer: Any, as_json: bool, text: bool = True) -> None:
             where = f" · {c.venue}" if c.venue else ""
             code = f" · code: {', '.join(c.code_urls)}" if c.code_urls else ""
             say(f"[{c.n}] {c.title}{where}{code}")
+    if answer.mode == "llm":
+        say(f"\n{answer.footer()}")
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:

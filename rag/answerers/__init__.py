@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..index import PaperIndex
+from ..lexicon import Lexicon
 from ..retrieval import FusionRetriever
 from ..settings import Settings
 from .base import Answerer, Request
@@ -14,10 +15,12 @@ ANSWERERS: dict[str, type[Answerer]] = {a.name: a for a in (ExtractiveAnswerer, 
 __all__ = ["ANSWERERS", "Answerer", "ExtractiveAnswerer", "LLMAnswerer", "Request", "answerers"]
 
 
-def answerers(index: PaperIndex, retriever: FusionRetriever, settings: Settings) -> dict[str, Answerer]:
+def answerers(
+    index: PaperIndex, retriever: FusionRetriever, settings: Settings, lexicon: Lexicon
+) -> dict[str, Answerer]:
     """One answerer of each kind, by name; the LLM answerer falls back to the extractive one."""
     extractive = ExtractiveAnswerer(index, retriever, settings.answer)
     return {
         ExtractiveAnswerer.name: extractive,
-        LLMAnswerer.name: LLMAnswerer(index, retriever, settings.llm, settings.answer, extractive),
+        LLMAnswerer.name: LLMAnswerer(index, retriever, settings.llm, settings.answer, extractive, lexicon),
     }

@@ -13,7 +13,7 @@ from typing import ClassVar
 
 from vectorstore.types import Filters
 
-from ..types import Answer, Message, QueryPlan
+from ..types import Answer, Message, Progress, QueryPlan
 
 
 @dataclass
@@ -38,8 +38,9 @@ class Answerer(ABC):
     name: ClassVar[str]
 
     @abstractmethod
-    def stream(self, request: Request) -> Iterator[str | Answer]:
-        """Pieces of answer text as they are made, then the final :class:`Answer` (always last)."""
+    def stream(self, request: Request) -> Iterator[str | Progress | Answer]:
+        """Pieces of answer text as they are made (with :class:`Progress` between them on long work), then the
+        final :class:`Answer` (always last)."""
 
     def answer(self, request: Request) -> Answer:
         final: Answer | None = None

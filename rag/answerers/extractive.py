@@ -30,7 +30,7 @@ from .base import Answerer, Request
 _NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*)\b")
 _NUMERIC_Q = re.compile(r"^\s*(?:what|how\s+(?:much|many|large|big|fast|long|well)|by\s+how\s+much)\b", re.IGNORECASE)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
-_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 FACTOID_READ = 20  # ranked papers read for a factoid question (named methods are looked for among them)
 FACTOID_POOL = 5  # of those, the best-ranked ones a quote may come from when the question names no method
 NEAREST = 3  # papers shown for orientation when nothing matches
@@ -51,7 +51,7 @@ def md(text: str) -> str:
 
 
 def abstain(plan: QueryPlan, message: str, nearest: list[Hit]) -> Answer:
-    text = _preface(plan) + message
+    text = preface(plan) + message
     if nearest:
         listed = "; ".join(f"*{md(h.title)}*" for h in nearest)
         text += f"\n\nNearest papers (these do **not** match, shown for orientation only): {listed}."
@@ -59,7 +59,7 @@ def abstain(plan: QueryPlan, message: str, nearest: list[Hit]) -> Answer:
                   plan=plan.to_dict())  # fmt: skip
 
 
-def _preface(plan: QueryPlan) -> str:
+def preface(plan: QueryPlan) -> str:
     """ "Showing results for …" when a misspelt word was searched as another."""
     return f"Showing results for *{md(plan.searched)}*.\n\n" if plan.corrections else ""
 
@@ -108,7 +108,7 @@ class ExtractiveAnswerer(Answerer):
         topic = " ".join(plan.alternatives) if plan.facets else plan.searched
         if not words and request.within is None:  # nothing, or only numbers ("1 OR 1=1")
             answer = abstain(plan, NO_WORDS, [])
-        elif not _LATIN.search(topic):  # 信息瓶颈, عنق الزجاجة: the embedder and the index read English
+        elif not LATIN.search(topic):  # 信息瓶颈, عنق الزجاجة: the embedder and the index read English
             answer = abstain(plan, NOT_LATIN, [])
         elif plan.intent == "factoid":
             answer = self.answer_factoid(plan, filters, request.within)
@@ -119,10 +119,11 @@ class ExtractiveAnswerer(Answerer):
         return answer
 
     # -- lists, counts and overviews ------------------------------------------------------------------------------
-    def matches(self, request: Request, filters: Filters) -> list[Match]:
+    def matches(self, request: Request, filters: Filters, near: list[Match] | None = None) -> list[Match]:
+        """Every paper that meets the request's plan (and with ``near``, the near misses: see FacetMatcher)."""
         plan, within = request.plan, request.within
         if any(not f.optional for f in plan.facets):
-            return self.matcher.match(plan, filters, within)
+            return self.matcher.match(plan, filters, within, near)
         if within is None:
             return []
         # a follow-up that only filters or excludes ("only those with code", "not the robotics ones")
@@ -150,11 +151,11 @@ class ExtractiveAnswerer(Answerer):
         if plan.intent == "overview":
             text = self.overview(plan, cites, [len(g) for g in groups], len(matches), shown)
         else:
-            text = "\n".join([self._head(plan, len(matches), len(cut), shown, within), "", *_items(cites)])
-        return Answer(question=plan.text, text=_preface(plan) + text, citations=cites, found=True, kind="list",
+            text = "\n".join([self.head(plan, len(matches), len(cut), shown, within), "", *_items(cites)])
+        return Answer(question=plan.text, text=preface(plan) + text, citations=cites, found=True, kind="list",
                       total=len(matches), plan=plan.to_dict())  # fmt: skip
 
-    def _head(self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None) -> str:
+    def head(self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None) -> str:
         noun = "paper" if total == 1 else "papers"
         verb = "matches" if total == 1 else "match"
         if within is not None:
@@ -237,7 +238,7 @@ class ExtractiveAnswerer(Answerer):
             nearest = [_hit(papers[x.paper_id], x) for x in cands[:NEAREST] if x.paper_id in papers]
             return abstain(plan, "No paper in the corpus answers this question.", nearest)
         cites = [Citation.from_paper(1, p, sent, c.score)]
-        text = _preface(plan) + f"According to **{md(p.title)}** [1]: “{md(sent)}”"
+        text = preface(plan) + f"According to **{md(p.title)}** [1]: “{md(sent)}”"
         return Answer(question=plan.text, text=text, citations=cites, found=True, kind="factoid", total=1,
                       plan=plan.to_dict())  # fmt: skip
 

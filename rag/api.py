@@ -147,20 +147,22 @@ class AskPapers:
         scope = inputs.filters_value(filters)
         if not content_stems(text):  # only stop-words, punctuation or emoji: nothing to rank the papers by
             return []
-        q = self.read(text)
-        # "Which papers use X?": search for X (as typed, without its wrapping) and the phrases that spell it
-        if q.kind == "list" and q.facets:
-            required = [f for f in q.facets if not f.optional]
-            wanted = Query(core_text(q), tuple(q.alternatives), tuple(tuple(f.all_spellings()) for f in required))
-        else:
-            wanted = Query(q.searched)
-        cands = self.parts.retriever.retrieve(wanted, scope)
+        cands = self.parts.retriever.retrieve(self.search_query(text), scope)
         papers = self.index.papers([c.paper_id for c in cands[: n * 2]])
         # (a paper whose chunks were written but whose record was never committed is skipped)
         hits = [
             Hit.from_paper(papers[c.paper_id], c.score, c.snippet, c.similarity) for c in cands if c.paper_id in papers
         ]
         return hits[:n]
+
+    def search_query(self, text: str) -> Query:
+        """What :meth:`search` searches for a cleaned question: for "Which papers use X?", X as typed (without its
+        wrapping) and the phrases that spell it; otherwise the question's searched words."""
+        q = self.read(text)
+        if q.kind == "list" and q.facets:
+            required = [f for f in q.facets if not f.optional]
+            return Query(core_text(q), tuple(q.alternatives), tuple(tuple(f.all_spellings()) for f in required))
+        return Query(q.searched)
 
     def ask(
         self,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
@@ -28,6 +29,7 @@ from vectorstore.types import ChunkHit, Filters, Paper
 log = logging.getLogger("askpapers")
 T = TypeVar("T")
 PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
+QUERY_CACHE = 64  # query embeddings kept (1.5 KB each)
 CHUNKS_PER_PAPER = 50  # most chunks one abstract can have (a 2,000,000-character abstract has more; rare)
 
 
@@ -60,6 +62,8 @@ class PaperIndex:
         self._lock = threading.Lock()
         self._papers: dict[str, Paper] = {}  # records read from the store, kept until the store changes
         self._papers_key = ""
+        self._chunk_vectors: dict[str, np.ndarray] = {}  # every chunk vector of a paper (for the reranker), likewise
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # recent query embeddings (several parts embed one)
         self._pinned = threading.local()
 
     # -- freshness ---------------------------------------------------------------------------------------
@@ -75,6 +79,7 @@ class PaperIndex:
                 self._lexical_key = key
             if key != self._papers_key:
                 self._papers.clear()
+                self._chunk_vectors.clear()
                 self._papers_key = key
             return self._lexical
 
@@ -121,7 +126,40 @@ class PaperIndex:
 
     # -- search ------------------------------------------------------------------------------------------
     def embed(self, text: str) -> np.ndarray:
-        return self.embedder.embed_query(text)
+        """The query's embedding; the last few are kept, since the retrievers, the reranker and the matcher of one
+        question embed the same text."""
+        with self._lock:
+            vec = self._queries.get(text)
+            if vec is not None:
+                self._queries.move_to_end(text)
+                return vec
+        vec = self.embedder.embed_query(text)
+        with self._lock:
+            self._queries[text] = vec
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vec
+
+    def nearest_paper_ids(self, vector: np.ndarray, n: int, filters: Filters | None = None) -> list[str]:
+        """The papers of the ``n`` chunks nearest to a vector, nearest first."""
+        return self.store.nearest_paper_ids(vector, n, where_clause(filters))
+
+    def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
+        """BM25 of the query's words in each paper: (title and abstract, title, abstract)."""
+        return self._lexical_call(lambda index: index.field_scores(query, list(paper_ids)))
+
+    def chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every chunk vector of each paper, from the cache where possible."""
+        found = {pid: v for pid in dict.fromkeys(ids) if (v := self._chunk_vectors.get(pid)) is not None}
+        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
+        if missing:
+            fetched = self.store.chunk_vectors(missing)
+            found.update(fetched)
+            with self._lock:
+                if len(self._chunk_vectors) + len(fetched) > PAPER_CACHE:
+                    self._chunk_vectors.clear()
+                self._chunk_vectors.update(fetched)
+        return found
 
     def nearest_chunks(self, text: str, n: int, filters: Filters | None = None) -> list[ChunkHit]:
         """The ``n`` chunks most similar to ``text``, most similar first."""

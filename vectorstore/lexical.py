@@ -235,6 +235,22 @@ class LexicalIndex:
         """Papers holding every content word of one of the phrases, anywhere (stemmed), best bm25 first."""
         return self._match(all_words_expression(phrases), n, filters)
 
+    def field_scores(self, query: str, paper_ids: list[str]) -> dict[str, tuple[float, float, float]]:
+        """BM25 of the query's words in each given paper: (title and abstract, title only, abstract only); higher
+        is better, and a paper holding none of the words is left out. One scan, bounded by the ids given."""
+        expr = match_expression(query)
+        conn = self._conn()
+        if not expr or conn is None or not paper_ids:
+            return {}
+        rowids = {rowid_of(pid): pid for pid in paper_ids}
+        marks = ",".join("?" * len(rowids))
+        sql = (
+            "SELECT rowid, bm25(papers, 0, 1.0, 1.0), bm25(papers, 0, 1.0, 0.0), bm25(papers, 0, 0.0, 1.0) "
+            f"FROM papers WHERE papers MATCH ? AND rowid IN ({marks})"
+        )
+        rows = conn.execute(sql, [expr, *rowids]).fetchall()
+        return {rowids[r]: (-float(a), -float(t), -float(b)) for r, a, t, b in rows if r in rowids}
+
     def _match(self, expr: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
         conn = self._conn()
         if not expr or conn is None:

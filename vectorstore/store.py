@@ -176,6 +176,28 @@ class Store:
             return {}
         return {pid: np.asarray(e, dtype=np.float32) for pid, e in zip(res["ids"], embs, strict=True)}
 
+    def chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every chunk embedding of each paper (rows in chunk order), for the papers that have chunks."""
+        if not ids:
+            return {}
+        res = self.chunks.get(where={"paper_id": {"$in": list(ids)}}, include=["embeddings", "metadatas"])
+        embs = res.get("embeddings")
+        metas = res.get("metadatas") or []
+        if embs is None:
+            return {}
+        rows: dict[str, list[tuple[int, Any]]] = {}
+        for e, m in zip(embs, metas, strict=True):
+            if m:
+                rows.setdefault(str(m["paper_id"]), []).append((int(m.get("position", 0)), e))  # type: ignore[arg-type]
+        return {
+            pid: np.asarray([e for _, e in sorted(r, key=lambda x: x[0])], dtype=np.float32) for pid, r in rows.items()
+        }
+
+    def nearest_paper_ids(self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None) -> list[str]:
+        """The papers of the ``n`` nearest chunks, nearest first (ids only: no documents are read)."""
+        res = self.chunks.query(query_embeddings=[vector.tolist()], n_results=max(1, n), where=where, include=[])
+        return list(dict.fromkeys(cid.rsplit(":", 1)[0] for cid in (res.get("ids") or [[]])[0]))
+
     def query_chunks(self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None) -> list[ChunkHit]:
         """The nearest chunks, most similar first."""
         # Chroma returns fewer than n_results when the collection (or the filter) holds fewer, so no count()

@@ -12,9 +12,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+import numpy as np
+
 from vectorstore.types import Filters
 
 from .index import PaperIndex
+from .rerank import LearnedRanker, Pool
 from .settings import RetrievalSettings
 
 
@@ -100,16 +103,23 @@ def rrf(rankings: list[list[str]], k: int) -> dict[str, float]:
 
 
 class FusionRetriever:
-    """Several retrievers fused by reciprocal rank at paper level (one freshness check for all of them)."""
+    """Several retrievers fused by reciprocal rank at paper level (one freshness check for all of them), and
+    optionally the learned reranker over the fused top (:mod:`rag.rerank`)."""
 
     name = "fusion"
 
-    def __init__(self, retrievers: list[Retriever], index: PaperIndex, k: int) -> None:
+    def __init__(
+        self, retrievers: list[Retriever], index: PaperIndex, k: int, ranker: LearnedRanker | None = None,
+        dense_chunks: int = 100,
+    ) -> None:  # fmt: skip
         self.retrievers = retrievers
         self.index = index
         self.k = k
+        self.ranker = ranker
+        self.dense_chunks = dense_chunks
 
-    def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]:
+    def fuse(self, query: Query, filters: Filters | None = None) -> tuple[dict[str, list[Candidate]], list[Candidate]]:
+        """Each retriever's candidates, and their reciprocal-rank fusion."""
         with self.index.pinned():
             results = {r.name: r.retrieve(query, filters) for r in self.retrievers}
         fused = rrf([[c.paper_id for c in cands] for cands in results.values()], self.k)
@@ -120,7 +130,39 @@ class FusionRetriever:
                 got.ranks[name] = rank
                 if c.snippet and c.similarity >= got.similarity:
                     got.similarity, got.snippet = c.similarity, c.snippet
-        return sorted(out.values(), key=lambda c: (-c.score, -c.similarity))
+        return results, sorted(out.values(), key=lambda c: (-c.score, -c.similarity))
+
+    def pool(
+        self, query: Query, filters: Filters | None, results: dict[str, list[Candidate]], fused: list[Candidate]
+    ) -> Pool:
+        """The reranker's pool and features for these fused candidates (the ranker must be set)."""
+        assert self.ranker is not None
+        phrases = list(query.phrases) or [p for f in query.facets for p in f]
+        rankings = {name: [(c.paper_id, c.score) for c in cands] for name, cands in results.items()}
+        scores = {c.paper_id: c.score for c in fused}
+        with self.index.pinned():
+            return self.ranker.pool(
+                query.text, phrases, rankings, [c.paper_id for c in fused], scores, self.k, self.dense_chunks, filters
+            )
+
+    def retrieve(self, query: Query, filters: Filters | None = None) -> list[Candidate]:
+        with self.index.pinned():
+            results, fused = self.fuse(query, filters)
+            if self.ranker is None or not fused:
+                return fused
+            pool = self.pool(query, filters, results, fused)
+        if not pool.ids:
+            return fused
+        scores = self.ranker.score(pool.features)
+        by_id = {c.paper_id: c for c in fused}
+        ranked: list[Candidate] = []
+        for i in np.argsort(-scores, kind="stable"):
+            pid = pool.ids[i]
+            c = by_id.get(pid) or Candidate(pid, similarity=pool.similarity.get(pid, 0.0))
+            c.score = float(scores[i])
+            ranked.append(c)
+        seen = set(pool.ids)
+        return ranked + [c for c in fused if c.paper_id not in seen]
 
 
 RETRIEVERS: dict[str, type[Retriever]] = {r.name: r for r in (DenseRetriever, LexicalRetriever, PhraseRetriever)}
@@ -129,5 +171,9 @@ RETRIEVERS: dict[str, type[Retriever]] = {r.name: r for r in (DenseRetriever, Le
 def hybrid(
     index: PaperIndex, settings: RetrievalSettings, names: tuple[str, ...] = ("dense", "lexical", "phrase")
 ) -> FusionRetriever:
-    """The default search: the named retrievers fused by reciprocal rank."""
-    return FusionRetriever([RETRIEVERS[n](index, settings) for n in names], index, settings.rrf_k)
+    """The default search: the named retrievers fused by reciprocal rank, then reordered by the learned reranker
+    unless ``settings.ranker`` is ``rrf``."""
+    ranker = LearnedRanker(index) if settings.ranker == "learned" else None
+    return FusionRetriever(
+        [RETRIEVERS[n](index, settings) for n in names], index, settings.rrf_k, ranker, settings.dense_candidates
+    )

@@ -33,6 +33,10 @@ class RetrievalSettings(BaseModel):
     dense_candidates: int = Field(default=100, ge=10, description="Chunks fetched from Chroma per query")
     lexical_candidates: int = Field(default=200, ge=10, description="Papers fetched from BM25 per query")
     rrf_k: int = Field(default=10, ge=1, description="Reciprocal-rank-fusion constant")
+    ranker: Literal["learned", "rrf"] = Field(
+        default="learned", description="How search orders the fused candidates: the shipped LightGBM reranker over "
+        "the top 100 (learned) or reciprocal-rank fusion alone (rrf)"
+    )  # fmt: skip
 
 
 class AnswerSettings(BaseModel):

@@ -1,0 +1,272 @@
+"""A learned reranker over the fused candidates: LightGBM lambdarank on signals retrieval already has.
+
+The fused ranking (dense chunks + BM25 + phrase BM25, by reciprocal rank) is widened by one more list, dense
+pseudo-relevance feedback (Rocchio: the query vector plus the mean vector of the fused top 3 papers), and the top
+:data:`POOL` papers of that pool are described by :data:`FEATURES` and reordered by the shipped model
+(``rag/ranker/reranker.txt``, trained by ``python -m bench.ltr train``). Its cost is bounded by the pool: one more
+Chroma query, one FTS5 scan restricted to the pool's rows, the pool's chunk vectors (cached per store revision) and
+a 100-tree model. Papers outside the pool keep their fused order after it. ``ASKPAPERS_RANKER=rrf`` turns it off.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vectorstore.text import STOPWORDS, acronym_definitions, content_stems, phrase_forms, sentence_spans, stem, stems
+from vectorstore.text import tokens as word_tokens
+from vectorstore.types import Filters, Paper
+
+from .index import PaperIndex
+
+POOL = 100  # papers the model orders (the rest keep their fused order after them)
+PRF_TOP, PRF_BETA = 3, 1.0  # Rocchio: query + 1.0 x mean of the fused top 3 paper vectors
+DOC_CACHE = 20_000  # per-paper text features kept between questions (cleared when the store changes)
+
+FEATURES = [
+    # lexical: FTS5 bm25 over title and abstract, each alone, and their ranks in the pool
+    "bm25", "bm25_title", "bm25_abs", "bm25_rel", "bm25_abs_rel", "bm25_title_rel", "log_lex_rank",
+    "log_bm25_title_rank", "log_bm25_abs_rank", "phrase_bm25", "log_phrase_rank",
+    # dense: best chunk, mean of the chunks, the paper vector, pseudo-relevance feedback
+    "cos_best", "cos_mean", "cos_paper", "n_chunks", "cos_gap", "log_dense_rank", "log_cos_rank",
+    "log_cos_mean_rank", "cos_prf", "cos_prf_gap", "log_prf_rank",
+    # fusion
+    "rrf", "log_fused_rank", "log_pool_rank",
+    # text: query-word coverage of the best sentence and the whole text, n-grams, title, acronyms, the topic's phrases
+    "cov_best_sent", "cov_best_sent_idf", "cov_doc", "cov_doc_idf", "bigram_hit", "trigram_hit", "title_cov",
+    "title_bigram_hit", "acro_longform_hit", "q_acronym_in_doc", "topic_phrase_hit", "topic_phrase_in_title",
+    "log_abs_len",
+    # the query
+    "q_n_terms", "q_idf_sum", "q_max_bm25", "q_max_cos", "q_has_phrases",
+]  # fmt: skip
+N_TEXT = 13  # the text features, in order, from text_features()
+_ALNUM = re.compile(r"[A-Za-z0-9]+")
+
+
+def model_path() -> Path:
+    """The shipped model file (package data)."""
+    return Path(str(resources.files("rag") / "ranker" / "reranker.txt"))
+
+
+class DocText:
+    """What the text features need from one paper, computed once per paper."""
+
+    __slots__ = ("acro", "all_stems", "forms", "n_tok", "sent_stems", "title_forms", "title_stems", "upper")
+
+    def __init__(self, title: str, abstract: str) -> None:
+        self.sent_stems = [frozenset(stems(abstract[s:e])) for s, e in sentence_spans(abstract)]
+        if title:
+            self.sent_stems.append(frozenset(stems(title)))
+        self.title_stems = frozenset(stems(title)) if title else frozenset()
+        self.all_stems: frozenset[str] = frozenset().union(*self.sent_stems) if self.sent_stems else frozenset()
+        # phrase forms joined by NUL: one substring test per n-gram
+        self.forms = "\0".join(phrase_forms(f"{title}. {abstract}" if title else abstract))
+        self.title_forms = "\0".join(phrase_forms(title)) if title else ""
+        self.acro = [(" " + " ".join(stems(lf)) + " ", a.lower()) for lf, a in acronym_definitions(abstract)]
+        self.n_tok = len(word_tokens(abstract))
+        self.upper = abstract.upper()
+
+
+class QueryText:
+    """What the text features need from the query."""
+
+    def __init__(self, text: str, phrases: Sequence[str], idf: dict[str, float]) -> None:
+        self.terms = content_stems(text)
+        self.want = frozenset(self.terms)
+        toks = word_tokens(text)
+        st = [stem(t) for t in toks]
+        content = [t not in STOPWORDS and not (len(t) == 1 and not t.isdigit()) for t in toks]
+        grams: dict[int, list[str]] = {2: [], 3: []}
+        for n, out in grams.items():
+            for i in range(len(toks) - n + 1):
+                if content[i] and content[i + n - 1]:  # n-grams that start and end on a content word
+                    out.append(" " + " ".join(st[i : i + n]) + " ")
+        self.bigrams = list(dict.fromkeys(grams[2]))
+        self.trigrams = list(dict.fromkeys(grams[3]))
+        self.idf = {stem(t): idf.get(t, 0.0) for t in toks if t in idf}
+        self.idf_sum = sum(self.idf.values()) or 1.0
+        self.acros = {w.lower() for w in _ALNUM.findall(text) if sum(ch.isupper() for ch in w) >= 2}  # BERT, LoRA
+        self.forms = phrase_forms(text)
+        self.needles = [nd for p in phrases for nd in phrase_forms(p)]
+
+
+def text_features(qt: QueryText, dt: DocText) -> list[float]:
+    """The 13 text features of one (query, paper) pair."""
+    want = qt.want
+    n = max(len(want), 1)
+    got = want & dt.all_stems
+    best_sent, best_sent_idf = 0, 0.0
+    if got:  # sentences can only cover what the whole text covers
+        for s in dt.sent_stems:
+            hit = got & s
+            if hit:
+                best_sent = max(best_sent, len(hit))
+                best_sent_idf = max(best_sent_idf, sum(qt.idf.get(t, 0.0) for t in hit))
+    forms = dt.forms
+    bi = sum(g in forms for g in qt.bigrams) / len(qt.bigrams) if qt.bigrams else 0.0
+    tri = sum(g in forms for g in qt.trigrams) / len(qt.trigrams) if qt.trigrams else 0.0
+    t_bi = sum(g in dt.title_forms for g in qt.bigrams) / len(qt.bigrams) if qt.bigrams and dt.title_forms else 0.0
+    # the paper defines an acronym the query uses, or a long form the query states
+    acr = float(any(a in qt.acros or a.rstrip("s") in qt.acros or any(lf in f for f in qt.forms) for lf, a in dt.acro))
+    q_acr = sum(a.upper() in dt.upper for a in qt.acros) / len(qt.acros) if qt.acros else 0.0
+    ph = float(any(nd in forms for nd in qt.needles)) if qt.needles else 0.0
+    ph_t = float(any(nd in dt.title_forms for nd in qt.needles)) if qt.needles and dt.title_forms else 0.0
+    return [
+        best_sent / n, best_sent_idf / qt.idf_sum, len(got) / n, sum(qt.idf.get(t, 0.0) for t in got) / qt.idf_sum,
+        bi, tri, len(want & dt.title_stems) / n, t_bi, acr, q_acr, ph, ph_t, math.log1p(dt.n_tok),
+    ]  # fmt: skip
+
+
+def _rank_of(v: np.ndarray) -> np.ndarray:
+    order = np.argsort(-v, kind="stable")
+    r = np.empty(len(v))
+    r[order] = np.arange(1, len(v) + 1)
+    return r
+
+
+def _rel(x: np.ndarray) -> np.ndarray:
+    m = x.max() if len(x) else 0.0
+    return x / m if m > 0 else np.zeros_like(x)
+
+
+def _ranks(ids: Sequence[str]) -> dict[str, int]:
+    return {p: i for i, p in enumerate(ids, 1)}
+
+
+class Pool:
+    """The candidates the model orders and their feature matrix (rows in pool order)."""
+
+    def __init__(self, ids: list[str], features: np.ndarray, similarity: dict[str, float]) -> None:
+        self.ids = ids
+        self.features = features
+        self.similarity = similarity  # best-chunk cosine of each pool paper
+
+
+class LearnedRanker:
+    """Features for the fused candidates of a query, and the model that orders them."""
+
+    def __init__(self, index: PaperIndex, model: Path | None = None, pool: int = POOL) -> None:
+        self.index = index
+        self.pool_size = pool
+        self._path = model or model_path()
+        self._booster: Any = None
+        self._docs: dict[str, DocText] = {}
+        self._docs_key = ""
+        self._lock = threading.Lock()
+
+    @property
+    def booster(self) -> Any:
+        if self._booster is None:
+            import lightgbm as lgb  # imported on first use: start-up stays fast
+
+            with self._lock:
+                if self._booster is None:
+                    self._booster = lgb.Booster(model_file=str(self._path))
+        return self._booster
+
+    def score(self, features: np.ndarray) -> np.ndarray:
+        scores: np.ndarray = self.booster.predict(features, num_threads=1)
+        return scores
+
+    # -- features ----------------------------------------------------------------------------------------
+    def _doc_texts(self, papers: dict[str, Paper]) -> dict[str, DocText]:
+        key = self.index.seen_revision
+        with self._lock:
+            if key != self._docs_key or len(self._docs) > DOC_CACHE:
+                self._docs.clear()
+                self._docs_key = key
+        out: dict[str, DocText] = {}
+        for pid, p in papers.items():
+            dt = self._docs.get(pid)
+            if dt is None:
+                dt = DocText("" if p.title_derived else p.title, p.abstract)
+                self._docs[pid] = dt
+            out[pid] = dt
+        return out
+
+    def _idf(self, text: str) -> dict[str, float]:
+        """BM25's idf of each content word of the query, from the corpus's document frequencies."""
+        words = [w for w in dict.fromkeys(word_tokens(text)) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
+        n = max(self.index.size(), 1)
+        df = self.index.word_df(words)
+        return {w: max(math.log((n - df.get(w, 0) + 0.5) / (df.get(w, 0) + 0.5)), 1e-6) for w in words}
+
+    def pool(
+        self,
+        text: str,
+        phrases: Sequence[str],
+        rankings: dict[str, list[tuple[str, float]]],
+        fused: list[str],
+        rrf_scores: dict[str, float],
+        rrf_k: int,
+        dense_chunks: int,
+        filters: Filters | None = None,
+    ) -> Pool:
+        """The pool for one query: fused rankings plus dense pseudo-relevance feedback, and its features.
+
+        ``rankings`` maps each retriever's name (dense, lexical, phrase) to its (paper_id, score) list, best first.
+        """
+        from .retrieval import rrf
+
+        qv = self.index.embed(text)
+        top = self.index.vectors(fused[:PRF_TOP])
+        v = qv + PRF_BETA * np.mean(list(top.values()), axis=0) if top else qv
+        v = (v / (np.linalg.norm(v) or 1.0)).astype(np.float32)
+        prf = self.index.nearest_paper_ids(v, dense_chunks, filters)
+        lists = [[p for p, _ in r] for r in rankings.values() if r] + [prf]
+        ps = rrf(lists, rrf_k)
+        dense = dict(rankings.get("dense", []))
+        pool = sorted(ps, key=lambda p: (-ps[p], -dense.get(p, 0.0)))[: self.pool_size]
+        n = len(pool)
+        if not n:
+            return Pool([], np.zeros((0, len(FEATURES)), dtype=np.float32), {})
+        # dense features: every chunk of every pool paper against the query, in one product
+        pv = self.index.vectors(pool)
+        cv = self.index.chunk_vectors(pool)
+        zero = np.zeros(len(qv), dtype=np.float32)
+        paper = np.stack([pv.get(p, zero) for p in pool])
+        chunks = [cv[p] if p in cv and len(cv[p]) else paper[i][None, :] for i, p in enumerate(pool)]
+        n_chunks = np.array([len(cv.get(p, ())) for p in pool], dtype=np.float64)
+        sims = np.concatenate(chunks) @ qv
+        starts = np.concatenate([[0], np.cumsum([len(c) for c in chunks])[:-1]]).astype(np.int64)
+        cos_best = np.maximum.reduceat(sims, starts).astype(np.float64)
+        cos_mean = np.add.reduceat(sims, starts) / np.array([len(c) for c in chunks], dtype=np.float64)
+        cos_paper = (paper @ qv).astype(np.float64)
+        cos_prf = (paper @ v).astype(np.float64)
+        # lexical features: the query's BM25 in each pool paper, over both fields and each alone
+        fields = self.index.field_scores(text, pool)
+        b3 = np.array([fields.get(p, (0.0, 0.0, 0.0)) for p in pool], dtype=np.float64).reshape(n, 3)
+        bm, bm_t, bm_a = b3[:, 0], b3[:, 1], b3[:, 2]
+        # text features
+        papers = self.index.papers(pool)
+        docs = self._doc_texts(papers)
+        qt = QueryText(text, phrases, self._idf(text))
+        empty = DocText("", "")
+        tf = np.array([text_features(qt, docs.get(p, empty)) for p in pool], dtype=np.float64).reshape(n, N_TEXT)
+        lex_n = len(rankings.get("lexical", [])) + 1
+        dense_n = len(rankings.get("dense", [])) + 1
+        lex_r = _ranks([p for p, _ in rankings.get("lexical", [])])
+        phr_r = _ranks([p for p, _ in rankings.get("phrase", [])])
+        d_r, p_r, f_r = _ranks(list(dense)), _ranks(prf), _ranks(fused)
+        phr_score = dict(rankings.get("phrase", []))
+        log = np.log
+        cols = [
+            bm, bm_t, bm_a, _rel(bm), _rel(bm_a), _rel(bm_t),
+            log([lex_r.get(p, lex_n) for p in pool]), log(_rank_of(bm_t)), log(_rank_of(bm_a)),
+            np.array([phr_score.get(p, 0.0) for p in pool]), log([phr_r.get(p, lex_n) for p in pool]),
+            cos_best, cos_mean, cos_paper, n_chunks, cos_best - cos_best.max(),
+            log([d_r.get(p, dense_n) for p in pool]), log(_rank_of(cos_best)), log(_rank_of(cos_mean)),
+            cos_prf, cos_prf - cos_prf.max(), log([p_r.get(p, dense_n) for p in pool]),
+            np.array([rrf_scores.get(p, 0.0) for p in pool]), log([f_r.get(p, 10_000) for p in pool]),
+            log(np.arange(1, n + 1)),
+        ]  # fmt: skip
+        query = [len(qt.terms), qt.idf_sum, bm.max(), cos_best.max(), float(bool(phrases))]
+        X = np.column_stack([*cols, *(tf[:, j] for j in range(N_TEXT)), *(np.full(n, q) for q in query)])
+        return Pool(pool, X.astype(np.float32), dict(zip(pool, cos_best.tolist(), strict=True)))

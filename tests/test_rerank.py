@@ -1,0 +1,108 @@
+"""The learned reranker: its features, the shipped model, and search with and without it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rag.api import AskPapers
+from rag.rerank import FEATURES, N_TEXT, DocText, LearnedRanker, QueryText, model_path, text_features
+from rag.retrieval import Query, hybrid
+from rag.settings import RetrievalSettings, Settings
+
+TEXT = FEATURES[FEATURES.index("cov_best_sent") : FEATURES.index("cov_best_sent") + N_TEXT]
+
+
+def _text(query: str, title: str, abstract: str, phrases: tuple[str, ...] = ()) -> dict[str, float]:
+    idf = {"bottleneck": 3.0, "information": 1.0, "graph": 1.0}
+    return dict(zip(TEXT, text_features(QueryText(query, phrases, idf), DocText(title, abstract)), strict=True))
+
+
+def test_text_features_on_hand_made_pairs() -> None:
+    abstract = "We compress graph features. The information bottleneck (IB) keeps what predicts labels."
+    got = _text("information bottleneck graph", "", abstract, ("information bottleneck",))
+    assert got["cov_doc"] == 1.0  # all three query words are in the text
+    assert got["cov_best_sent"] == pytest.approx(2 / 3)  # but no single sentence holds all three
+    assert got["cov_best_sent_idf"] == pytest.approx(4 / 5)  # the best sentence holds the rarer words
+    assert got["bigram_hit"] == pytest.approx(1 / 2)  # "information bottleneck" is stated, "bottleneck graph" is not
+    assert got["topic_phrase_hit"] == 1.0 and got["topic_phrase_in_title"] == 0.0 and got["title_cov"] == 0.0
+    assert _text("IB for graphs", "", abstract)["acro_longform_hit"] == 1.0  # the abstract defines the acronym
+    assert _text("IB for graphs", "", abstract)["q_acronym_in_doc"] == 1.0  # and uses it
+    assert _text("Ib for graphs", "", abstract)["q_acronym_in_doc"] == 0.0  # one capital: a word, not an acronym
+    titled = _text("information bottleneck", "Graph Information Bottleneck", "Nothing about it here.")
+    assert titled["title_cov"] == 1.0 and titled["title_bigram_hit"] == 1.0 and titled["cov_doc"] == 1.0
+    none = _text("protein folding", "", abstract)
+    assert none["cov_doc"] == 0.0 and none["bigram_hit"] == 0.0 and none["acro_longform_hit"] == 0.0
+
+
+def test_the_shipped_model_reads_these_features() -> None:
+    import lightgbm as lgb
+
+    assert model_path().is_file()
+    booster = lgb.Booster(model_file=str(model_path()))
+    assert booster.feature_name() == FEATURES
+    assert booster.num_trees() > 0
+
+
+def test_the_pool_and_its_features(app: AskPapers) -> None:
+    retriever = app.parts.retriever
+    assert retriever.ranker is not None, "the learned ranker is the default"
+    query = app.search_query("Which papers use information bottleneck?")
+    results, fused = retriever.fuse(query)
+    pool = retriever.pool(query, None, results, fused)
+    assert pool.features.shape == (len(pool.ids), len(FEATURES))
+    assert np.isfinite(pool.features).all()
+    assert len(set(pool.ids)) == len(pool.ids) and set(pool.ids) <= {c.paper_id for c in fused} | set(pool.ids)
+    col = {name: pool.features[:, i] for i, name in enumerate(FEATURES)}
+    assert (col["topic_phrase_hit"] == 1).sum() >= 5  # the bundled papers that state the topic
+    # a paper stating the phrase has BM25 over its abstract; the pool's own rank feature is its position
+    stating = col["topic_phrase_hit"] == 1
+    assert (col["bm25_abs"][stating] > 0).all()
+    assert np.allclose(np.exp(col["log_pool_rank"]), np.arange(1, len(pool.ids) + 1))
+
+
+def test_learned_and_rrf_rank_the_same_candidates(app: AskPapers, corpus_settings: Settings) -> None:
+    query = Query("graph contrastive learning for recommendation")
+    learned = app.parts.retriever.retrieve(query)
+    plain = hybrid(app.index, RetrievalSettings(ranker="rrf"))
+    assert plain.ranker is None
+    fused = plain.retrieve(query)
+    assert {c.paper_id for c in learned} >= {c.paper_id for c in fused}
+    _, expected = plain.fuse(query)
+    assert [c.paper_id for c in fused] == [c.paper_id for c in expected], "rrf is the fused order, unchanged"
+    # the model's scores order the pool
+    scores = [c.score for c in learned[: len(learned)]]
+    head = scores[: min(len(scores), 100)]
+    assert head == sorted(head, reverse=True)
+
+
+def test_a_paper_stating_the_query_in_its_title_ranks_first(app: AskPapers) -> None:
+    hits = app.search("Graph Contrastive Information Bottleneck", 5)
+    assert "Graph Contrastive Information Bottleneck" in hits[0].title
+
+
+def test_ranker_setting(corpus_settings: Settings) -> None:
+    assert Settings(store=corpus_settings.store).retrieval.ranker == "learned"
+    rrf_app = AskPapers(Settings(store=corpus_settings.store, retrieval=RetrievalSettings(ranker="rrf")))
+    assert rrf_app.parts.retriever.ranker is None
+    assert rrf_app.search("information bottleneck", 3)
+    with pytest.raises(ValueError):
+        RetrievalSettings(ranker="bm25")  # type: ignore[arg-type]
+
+
+def test_field_scores_separate_title_and_abstract(app: AskPapers) -> None:
+    hits = app.search("Graph Contrastive Information Bottleneck", 3)
+    ids = [h.paper_id for h in hits]
+    scores = app.index.field_scores("contrastive bottleneck", ids)
+    top = scores[ids[0]]
+    assert top[0] > 0 and top[2] > 0  # stated in the abstract
+    # a derived title is not indexed (it is made of the abstract's words): only a real title scores
+    assert (top[1] > 0) == (not app.index.papers(ids[:1])[ids[0]].title_derived)
+    assert app.index.field_scores("zzzqqq", ids) == {}
+
+
+def test_ranker_caches_follow_the_store(app: AskPapers) -> None:
+    ranker = app.parts.retriever.ranker
+    assert isinstance(ranker, LearnedRanker)
+    app.search("information bottleneck", 3)
+    assert ranker._docs and ranker._docs_key == app.index.seen_revision

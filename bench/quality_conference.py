@@ -9,21 +9,23 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import CONFERENCE, Section, f3, log, mean, signed, wait_for_other_builds
-from bench.recipe import RECIPE_K, doc_ids, ingested_papers, recipe_store
+from bench.recipe import RECIPE_K, doc_ids, ingested_papers, plain_rrf, recipe_store
 
 CONF_GOLD = CONFERENCE / "gold_questions_dev.jsonl"
 CONF_CORPUS = CONFERENCE / "corpus_dev.jsonl"
 CONF_POOL = CONFERENCE / "keyword_pool_dev.ids"
 CUTOFFS = (4, 10, 20)
-SYSTEMS = ("askpapers", "recipe", "bm25")
+SYSTEMS = ("askpapers", "recipe", "rrf", "bm25")
 NAMES = {
     "askpapers": ("askpapers", "extractive `ask` citations"),
     "recipe": ("LangChain + Chroma recipe", "retriever top 4"),
+    "rrf": ("plain RRF hybrid (BM25 + MiniLM)", "top 4"),
     "bm25": ("BM25 alone (askpapers' FTS5 index)", "top 4"),
 }
 RETRIEVERS = {
     "askpapers": "askpapers `search` (hybrid)",
     "recipe": "recipe dense `similarity_search(k=100)`",
+    "rrf": "plain RRF hybrid (BM25 + MiniLM)",
     "bm25": "BM25 alone",
 }
 NOTE = (
@@ -77,6 +79,7 @@ def score_all(items: list[dict[str, Any]], rows: dict[str, Any], app: Any, lexic
     from rag.metrics import prf
 
     retriever = db.as_retriever(search_kwargs={"k": RECIPE_K})
+    rrf = plain_rrf(app)
     sc = Scores()
     for item in items:
         q = item["question"]
@@ -88,6 +91,9 @@ def score_all(items: list[dict[str, Any]], rows: dict[str, Any], app: Any, lexic
         sc.cited["recipe"].append((*prf(set(top4), relevant, unknown), len(top4)))
         bm4 = [pid for pid, _ in lexical.search(q, RECIPE_K)]
         sc.cited["bm25"].append((*prf(set(bm4), relevant, unknown), len(bm4)))
+        rrf_top = rrf(q, 100)
+        sc.cited["rrf"].append((*prf(set(rrf_top[:RECIPE_K]), relevant, unknown), RECIPE_K))
+        sc.ranks["rrf"].append(ranking_scores(rrf_top, relevant, unknown))
         ours = ranking_scores([h.paper_id for h in app.search(q, 100)], relevant, unknown)
         if any(abs(ours[k] - row[k]) > 1e-9 for k in ("R@10", "R@50", "nDCG@10")):
             sc.mismatches += 1

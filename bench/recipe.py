@@ -7,7 +7,7 @@ top 4 is its answer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,3 +101,13 @@ def recipe_answer(question: str, docs: Sequence[Any], papers: dict[str, Paper]) 
         cites.append(Citation(n, p.paper_id, p.title, evidence=p.abstract, abstract=p.abstract, score=0.0))
     text = "\n\n".join(str(d.page_content) for d in docs)
     return Answer(question=question, text=text, citations=cites, mode="extractive", found=bool(cites))
+
+
+def plain_rrf(app: Any) -> Callable[[str, int], list[str]]:
+    """The simplest strong baseline, on askpapers' own store: reciprocal-rank fusion of stemmed BM25 and MiniLM
+    cosine (nearest chunks), on the text as typed: no query plan, no phrases, no learned reranker."""
+    from rag.retrieval import Query, hybrid
+    from rag.settings import RetrievalSettings
+
+    fusion = hybrid(app.index, RetrievalSettings(ranker="rrf"), names=("dense", "lexical"))
+    return lambda text, k: [c.paper_id for c in fusion.retrieve(Query(text))[:k]]

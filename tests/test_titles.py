@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 
+from bench.titles import ICML2024, load, overlap
 from vectorstore.parse import parse_paths
-from vectorstore.titles import code_urls, derive_title, unique_titles
+from vectorstore.text import STOPWORDS, content_stems, tokens
+from vectorstore.titles import FUNCTION_WORDS, code_urls, derive_title, unique_titles
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
 
@@ -71,7 +74,8 @@ EXPECTED = [
 def test_expected_titles(abstracts: list[str], marker: str, expected: str) -> None:
     matches = [a for a in abstracts if marker in a]
     assert len(matches) == 1, f"{marker!r} should identify exactly one bundled abstract"
-    assert derive_title(matches[0]) == expected
+    title = derive_title(matches[0])
+    assert title == expected or title.startswith(expected + ": "), title
 
 
 def test_parse_paths_uses_the_same_titles(abstracts: list[str], titles: list[str]) -> None:
@@ -81,11 +85,9 @@ def test_parse_paths_uses_the_same_titles(abstracts: list[str], titles: list[str
 
 
 def test_derive_title_synthetic_cases() -> None:
-    assert derive_title("We introduce **FooNet**, a fast network. It is fast.") == "FooNet"
-    assert (
-        derive_title("In this paper, we study the problem of fairly allocating indivisible goods. We give algorithms.")
-        == "Fairly allocating indivisible goods"
-    )
+    assert derive_title("We introduce **FooNet**, a fast network. It is fast.").startswith("FooNet")
+    t = derive_title("In this paper, we study the problem of fairly allocating indivisible goods. We give algorithms.")
+    assert "indivisible goods" in t.lower() and not t.lower().startswith(("in this", "we ")), t
     # An acronym on the stop list (LLM) is not taken as the method's name.
     t = derive_title("We propose an LLM-based agent for planning. It works.")
     assert t != "LLM"
@@ -95,6 +97,86 @@ def test_derive_title_synthetic_cases() -> None:
 
 def test_derive_title_is_deterministic(abstracts: list[str]) -> None:
     assert [derive_title(a) for a in abstracts[:5]] == [derive_title(a) for a in abstracts[:5]]
+
+
+# --- shape: whole noun phrases, never a clause or a cut fragment (issue 16) --------------------------------------
+
+# The titles the first-sentence cut gave; each is a fragment or a whole clause ("Diffusion models transform noise").
+FRAGMENTS = [
+    "A general theoretical framework for analyzing how information about past",
+    "Data selection schemes based on the training loss alone",
+    "Diffusion models transform noise into data",
+    "Joint training method",
+    "Recent interpretability methods have proposed to translate LLM internal representations",
+    "Softmax attention normalizes scores",
+    "Which models admit a collapse of the expected information gain",
+]
+
+
+def _verbs_of(abstract: str) -> set[str]:
+    """Words the abstract itself uses as verbs: the word right after "we" ("we transform", "we admit")."""
+    words = tokens(abstract)
+    return {b for a, b in itertools.pairwise(words) if a == "we" and b not in STOPWORDS}
+
+
+def _shape_problems(abstract: str, title: str) -> list[str]:
+    problems = []
+    last = title.split()[-1].strip("()").lower()
+    if last in FUNCTION_WORDS:
+        problems.append(f"ends on the function word {last!r}")
+    if "…" in title or len(title) > 100:
+        problems.append("cut")
+    abstract_stems = set(content_stems(abstract))
+    missing = [w for w in content_stems(title) if w not in abstract_stems]
+    if missing:
+        problems.append(f"words not in the abstract: {missing}")
+    verbs = _verbs_of(abstract) & set(tokens(title))
+    if verbs:
+        problems.append(f"holds {sorted(verbs)}, which the abstract uses as verbs")
+    if title.split()[0].lower() in {"we", "this", "our", "which", "in", "recent"}:
+        problems.append("starts like a sentence")
+    return problems
+
+
+def test_bundled_titles_are_not_the_old_fragments(titles: list[str]) -> None:
+    assert not set(FRAGMENTS) & set(titles)
+    clauses = [t for t in titles if {"transform", "normalizes", "admit", "proposed"} & set(tokens(t))]
+    assert not clauses
+
+
+def test_bundled_titles_are_whole_noun_phrases(abstracts: list[str], titles: list[str]) -> None:
+    bad = [(t, p) for a, t in zip(abstracts, titles, strict=True) if (p := _shape_problems(a, t))]
+    assert not bad
+
+
+def test_the_expected_information_gain_paper_is_named_by_its_key_phrase(abstracts: list[str]) -> None:
+    (abstract,) = [a for a in abstracts if "expected information gain" in a]
+    title = derive_title(abstract)
+    assert "expected information gain" in title.lower(), title
+    assert "admit" not in title.lower()
+
+
+@pytest.fixture(scope="module")
+def icml2024() -> list[tuple[str, str]]:
+    if not ICML2024.is_file():
+        pytest.skip(f"{ICML2024} is not here (shared data)")
+    pairs = load(ICML2024, 500)
+    assert len(pairs) == 500
+    return pairs
+
+
+def test_icml2024_titles_are_whole_noun_phrases(icml2024: list[tuple[str, str]]) -> None:
+    bad = [(t, p) for _, a in icml2024 if (p := _shape_problems(a, t := derive_title(a)))]
+    assert len(bad) <= 5, bad[:10]  # (the abstract's own words only: "we" sometimes precedes a noun, "we LLMs")
+
+
+def test_icml2024_titles_share_words_with_the_real_ones(icml2024: list[tuple[str, str]]) -> None:
+    """Measured with bench/titles.py: the first-sentence cut had recall 0.22, precision 0.37."""
+    scores = [overlap(real, derive_title(abstract)) for real, abstract in icml2024]
+    recall = sum(r for r, _ in scores) / len(scores)
+    precision = sum(p for _, p in scores) / len(scores)
+    assert recall >= 0.32, recall
+    assert precision >= 0.40, precision
 
 
 # --- unique_titles ------------------------------------------------------------------------------

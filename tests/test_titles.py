@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import itertools
+import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from bench.titles import ICML2024, load, overlap
+from rag.chain import load_prompt
+from tests.fake_openai import FakeOpenAI, Reply
 from vectorstore.parse import parse_paths
 from vectorstore.text import STOPWORDS, content_stems, tokens
-from vectorstore.titles import FUNCTION_WORDS, code_urls, derive_title, unique_titles
+from vectorstore.titles import FUNCTION_WORDS, checked_title, code_urls, derive_title, unique_titles
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
 
@@ -238,3 +244,107 @@ def test_bundled_code_urls(abstracts: list[str]) -> None:
     assert "https://github.com/egorlifar/watersic" in found
     assert "https://github.com/LabRAI/CREDIT" in found
     assert all(not u.endswith((".", ",", ";", ")")) for u in found)
+
+
+# --- checked_title: a model's title must be grounded in the abstract ------------------------------------------------
+
+ABSTRACT_EIG = (
+    "Bayesian experimental design chooses experiments by their expected information gain (EIG). We show when the "
+    "expected information gain collapses for models with a discrete latent variable, and give estimators of the "
+    "expected information gain that stay accurate in Bayesian experimental design."
+)
+
+
+def test_checked_title_keeps_a_grounded_title() -> None:
+    title = "Collapse of expected information gain in Bayesian experimental design"
+    assert checked_title(title, ABSTRACT_EIG) == title
+    assert checked_title(f'"{title}."\n\nThis title says what the paper does.', ABSTRACT_EIG) == title
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Quantum annealing for expected information gain",  # "quantum", "annealing" are not in the abstract
+        "Expected information gain with",  # ends on a function word
+        "Gain",  # one word is no title
+        "Expected information gain " * 12,  # too long
+        "",
+    ],
+)
+def test_checked_title_rejects(reply: str) -> None:
+    assert checked_title(reply, ABSTRACT_EIG) is None
+
+
+# --- LLM titles at ingest, against the fake OpenAI server ----------------------------------------------------------
+
+ABSTRACT_FAB = (
+    "Contrastive pretraining of speech encoders improves speaker verification. We pretrain speech encoders on "
+    "unlabelled recordings and report lower error rates for speaker verification."
+)
+GOOD = "Collapse of expected information gain in Bayesian experimental design"
+FABRICATED = "Speech encoders for protein folding"  # "protein" and "folding" are not in the abstract
+
+
+def _llm_settings(tmp_path: Path, url: str) -> Any:
+    from rag.settings import LLMSettings
+    from tests.conftest import make_settings
+
+    return make_settings(
+        tmp_path / "store",
+        llm=LLMSettings(api_key=SecretStr("sk-test"), base_url=url, model="test-model", timeout=5.0, max_retries=0),
+    )
+
+
+def _by_abstract(body: dict[str, Any]) -> str:
+    abstract = body["messages"][-1]["content"]
+    return GOOD if abstract == ABSTRACT_EIG else FABRICATED
+
+
+@pytest.fixture()
+def fake_llm() -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI().start()
+    yield fake
+    fake.stop()
+
+
+def _ingest_two(tmp_path: Path, fake: FakeOpenAI) -> tuple[Any, dict[str, Any]]:
+    from rag.api import AskPapers
+
+    corpus = tmp_path / "p.jsonl"
+    corpus.write_text(
+        "\n".join(json.dumps({"id": i, "abstract": a}) for i, a in (("eig", ABSTRACT_EIG), ("fab", ABSTRACT_FAB))),
+        encoding="utf-8",
+    )
+    app = AskPapers(_llm_settings(tmp_path, fake.url))
+    report = app.add_files([corpus], progress=False)
+    return report, {p.paper_id: p for p in app.papers()}
+
+
+def test_llm_title_is_kept_when_grounded_and_a_fabricated_one_rejected(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    fake_llm.push(Reply(_by_abstract), Reply(_by_abstract))
+    report, papers = _ingest_two(tmp_path, fake_llm)
+    assert report.added == 2
+    assert len(fake_llm.requests) == 2
+    system = {m["content"] for r in fake_llm.requests for m in r["messages"] if m["role"] == "system"}
+    assert system == {load_prompt("title")}
+    assert papers["eig"].title == GOOD
+    assert papers["eig"].title_derived  # still marked as derived: shown as such, never indexed as a given title
+    assert papers["fab"].title == derive_title(ABSTRACT_FAB)  # the fabricated title fell back to the offline one
+    assert papers["fab"].title_derived
+
+
+def test_llm_title_is_made_once_per_paper(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    fake_llm.push(Reply(_by_abstract), Reply(_by_abstract))
+    _ingest_two(tmp_path, fake_llm)
+    report, papers = _ingest_two(tmp_path, fake_llm)  # the same file again: nothing new, nothing asked
+    assert report.unchanged == 2
+    assert len(fake_llm.requests) == 2
+    assert papers["eig"].title == GOOD
+
+
+def test_failed_llm_request_keeps_the_offline_title(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    fake_llm.push(Reply(status=500, content="down"), Reply(status=500, content="down"))
+    report, papers = _ingest_two(tmp_path, fake_llm)
+    assert report.added == 2
+    assert papers["eig"].title == derive_title(ABSTRACT_EIG)
+    assert papers["fab"].title == derive_title(ABSTRACT_FAB)

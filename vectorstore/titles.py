@@ -16,7 +16,7 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
-from .text import STOPWORDS, acronym_definitions, content_stems, one_line, sentence_spans, sentences, stem
+from .text import STOPWORDS, acronym_definitions, content_stems, one_line, printable, sentence_spans, sentences, stem
 
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+(?:/[\w.-]+)?", re.IGNORECASE)
 _VERB = (
@@ -402,3 +402,23 @@ def unique_titles(titles: Iterable[tuple[str, str]], taken: set[str] | None = No
         used.add(candidate.lower())
         out[key] = candidate
     return out
+
+
+def checked_title(candidate: str, abstract: str) -> str | None:
+    """``candidate`` (a model's title for ``abstract``) as a display title, or None when it is not one.
+
+    It must be one short line of at most :data:`MAX_TITLE` characters, not end on a function word, and every
+    content word of it must occur in the abstract: a title that names anything the abstract does not is rejected.
+    """
+    first = next((line for line in printable(candidate).splitlines() if line.strip()), "")
+    title = one_line(first).strip(" \"'“”‘’*`").rstrip(" .;:,")
+    words = title.split()
+    if not 2 <= len(words) <= 16 or len(title) > MAX_TITLE:
+        return None
+    if words[-1].lower().strip("()") in FUNCTION_WORDS:
+        return None
+    said = set(content_stems(abstract))
+    own = content_stems(title)
+    if not own or any(s not in said for s in own):
+        return None
+    return title

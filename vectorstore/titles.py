@@ -1,9 +1,9 @@
 """Display titles for papers that come without one, and code links found in abstracts.
 
-A title is the method the abstract names ("SoftBinary Coding (SBC)", "WaterSIC"), if any, followed by the
-abstract's best key phrase: "WaterSIC: different quantization rates". Without a name it is the key phrases alone
-("Expected information gain and intractable estimators"). Key phrases are noun-phrase-like spans of the abstract
-(see :func:`key_phrases`), so a title is never a clause or a cut sentence. Titles are made unique per corpus.
+A title is the method the abstract names ("SoftBinary Coding (SBC)", "WaterSIC"), if any, else the abstract's
+best key phrases ("Expected information gain and intractable estimators"). Key phrases are noun-phrase-like spans
+of the abstract (see :func:`key_phrases`), so a title is never a clause or a cut sentence. Titles are made unique
+per corpus.
 """
 
 from __future__ import annotations
@@ -362,29 +362,19 @@ def _fits(parts: list[str], limit: int = MAX_TITLE) -> bool:
 def derive_title(abstract: str) -> str:
     """A display title for an abstract that has none (at most :data:`MAX_TITLE` characters).
 
-    The method the abstract names, if any, then its best key phrase (and the next one when that is short):
-    "WaterSIC: Quantization of large language models". Parts are whole phrases: one that does not fit is left
-    out, never cut."""
+    The method the abstract names, if any; else its best key phrase, and the next one when that is short
+    ("Expected information gain and intractable estimators"). Parts are whole phrases: one that does not fit is
+    left out, never cut."""
     name = _named_method(abstract)
-    name_stems = set(content_stems(name or ""))
-    phrases = [p for p in key_phrases(abstract) if not set(content_stems(p)) & name_stems]
-    parts: list[str] = []
     if name:
-        parts.append(name)
-    if phrases:
-        first = phrases[0]
-        if name:
-            if len(first.split()) < 2:
-                return _shorten(name)
-            parts.append(": ")
-        else:
-            first = first[:1].upper() + first[1:]
-        parts.append(first)
-        if len(phrases[0].split()) < _SHORT and len(phrases) > 1 and _fits([*parts, " and ", phrases[1]]):
-            parts += [" and ", phrases[1]]
-        if not _fits(parts):
-            parts = parts[:1] if name else parts
-    return _shorten("".join(parts)) if parts else "Untitled abstract"
+        return _shorten(name)
+    phrases = key_phrases(abstract)
+    if not phrases:
+        return "Untitled abstract"
+    parts = [phrases[0][:1].upper() + phrases[0][1:]]
+    if len(phrases[0].split()) < _SHORT and len(phrases) > 1 and _fits([*parts, " and ", phrases[1]]):
+        parts += [" and ", phrases[1]]
+    return _shorten("".join(parts))
 
 
 def unique_titles(titles: Iterable[tuple[str, str]], taken: set[str] | None = None) -> dict[str, str]:

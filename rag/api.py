@@ -36,6 +36,7 @@ from .lexicon import CorpusLexicon
 from .query import core_text, plan
 from .retrieval import FusionRetriever, Query, hybrid
 from .settings import Settings, get_settings
+from .titling import llm_titler
 from .topic_map import MapPoint, build_map
 from .types import Answer, Hit, Message, Progress, QueryPlan
 
@@ -127,7 +128,10 @@ class AskPapers:
         """Ingest files into this store; the new papers are searchable at once (the bundled corpus is not added)."""
         parts = self._parts
         embedder = parts.index.embedder if parts else get_embedder(self.settings.embedder.threads)
-        report = ingest(paths, self.settings.store, skip_bad=skip_bad, progress=progress, embedder=embedder)
+        titler = llm_titler(self.settings.llm) if self.settings.llm.configured else None
+        report = ingest(
+            paths, self.settings.store, skip_bad=skip_bad, progress=progress, embedder=embedder, titler=titler
+        )
         if parts:
             parts.index.refresh()
         return report

@@ -55,12 +55,18 @@ def test_ask_text_and_search(cli_store: Path) -> None:
     assert "Found 1 paper" in proc.stdout and "[1] Parallel Echo State Network (ParalESN)" in proc.stdout
     proc = run(["search", "contextual bandits paid observations", "--k", "3", "--json"], cli_store)
     results = json.loads(proc.stdout)["results"]
-    assert len(results) == 3 and results[0]["title"] == "Contextual bandits with paid observations"
+    assert (
+        len(results) == 3
+        and results[0]["title"] == "Free observation budget and near-optimal algorithm for adversarial environments"
+    )
 
 
 def test_first_ask_on_empty_store_ingests_bundled_corpus(tmp_path: Path) -> None:
     proc = run(["ask", "Which papers study contextual bandits?", "--json"], tmp_path / "empty")
-    assert json.loads(proc.stdout)["citations"][0]["title"] == "Contextual bandits with paid observations"
+    assert (
+        json.loads(proc.stdout)["citations"][0]["title"]
+        == "Free observation budget and near-optimal algorithm for adversarial environments"
+    )
 
 
 @pytest.mark.parametrize(

@@ -341,8 +341,8 @@ def test_replaced_text_can_still_be_ingested_under_another_id(tmp_path: Path) ->
 
 
 def test_derived_titles_are_made_unique(tmp_path: Path) -> None:
-    b1 = "Contrastive pretraining of speech encoders is studied here. We report results on speech."
-    b2 = "Contrastive pretraining of speech encoders is studied here. We report results on music."
+    b1 = "Contrastive pretraining of speech encoders is studied here. We report results on 3 speech sets."
+    b2 = "Contrastive pretraining of speech encoders is studied here. We report results on 4 speech sets."
     f = jsonl(tmp_path / "p.jsonl", [{"abstract": b1}, {"abstract": b2}])
     result = parse_paths([f])
     titles = [p.title for p in result.papers]

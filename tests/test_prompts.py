@@ -12,6 +12,7 @@ VARIABLES = {
     "map": {"context", "first", "last", "total", "question"},
     "reduce": {"partials", "total", "language", "question"},
     "judge": {"context", "question"},
+    "title": {"question"},
 }
 
 

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
+from bench.titles import ICML2024, load, overlap
+from rag.chain import load_prompt
+from tests.fake_openai import FakeOpenAI, Reply
 from vectorstore.parse import parse_paths
-from vectorstore.titles import code_urls, derive_title, unique_titles
+from vectorstore.text import STOPWORDS, content_stems, tokens
+from vectorstore.titles import FUNCTION_WORDS, checked_title, code_urls, derive_title, unique_titles
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
 
@@ -82,10 +91,8 @@ def test_parse_paths_uses_the_same_titles(abstracts: list[str], titles: list[str
 
 def test_derive_title_synthetic_cases() -> None:
     assert derive_title("We introduce **FooNet**, a fast network. It is fast.") == "FooNet"
-    assert (
-        derive_title("In this paper, we study the problem of fairly allocating indivisible goods. We give algorithms.")
-        == "Fairly allocating indivisible goods"
-    )
+    t = derive_title("In this paper, we study the problem of fairly allocating indivisible goods. We give algorithms.")
+    assert "indivisible goods" in t.lower() and not t.lower().startswith(("in this", "we ")), t
     # An acronym on the stop list (LLM) is not taken as the method's name.
     t = derive_title("We propose an LLM-based agent for planning. It works.")
     assert t != "LLM"
@@ -95,6 +102,88 @@ def test_derive_title_synthetic_cases() -> None:
 
 def test_derive_title_is_deterministic(abstracts: list[str]) -> None:
     assert [derive_title(a) for a in abstracts[:5]] == [derive_title(a) for a in abstracts[:5]]
+
+
+# --- shape: whole noun phrases, never a clause or a cut fragment (issue 16) --------------------------------------
+
+# The titles the first-sentence cut gave; each is a fragment or a whole clause ("Diffusion models transform noise").
+FRAGMENTS = [
+    "A general theoretical framework for analyzing how information about past",
+    "Data selection schemes based on the training loss alone",
+    "Diffusion models transform noise into data",
+    "Joint training method",
+    "Recent interpretability methods have proposed to translate LLM internal representations",
+    "Softmax attention normalizes scores",
+    "Which models admit a collapse of the expected information gain",
+]
+
+
+def _verbs_of(abstract: str) -> set[str]:
+    """Words the abstract itself uses as verbs: the word right after "we" ("we transform", "we admit")."""
+    words = tokens(abstract)
+    return {b for a, b in itertools.pairwise(words) if a == "we" and b not in STOPWORDS}
+
+
+def _shape_problems(abstract: str, title: str) -> list[str]:
+    problems = []
+    last = title.split()[-1].strip("()").lower()
+    if last in FUNCTION_WORDS:
+        problems.append(f"ends on the function word {last!r}")
+    if "…" in title or len(title) > 100:
+        problems.append("cut")
+    abstract_stems = set(content_stems(abstract))
+    missing = [w for w in content_stems(title) if w not in abstract_stems]
+    if missing:
+        problems.append(f"words not in the abstract: {missing}")
+    verbs = _verbs_of(abstract) & set(tokens(title))
+    if verbs:
+        problems.append(f"holds {sorted(verbs)}, which the abstract uses as verbs")
+    if title.split()[0].lower() in {"we", "this", "our", "which", "in", "recent"}:
+        problems.append("starts like a sentence")
+    return problems
+
+
+def test_bundled_titles_are_not_the_old_fragments(titles: list[str]) -> None:
+    assert not set(FRAGMENTS) & set(titles)
+    clauses = [t for t in titles if {"transform", "normalizes", "admit", "proposed"} & set(tokens(t))]
+    assert not clauses
+
+
+def test_bundled_titles_are_whole_noun_phrases(abstracts: list[str], titles: list[str]) -> None:
+    bad = [(t, p) for a, t in zip(abstracts, titles, strict=True) if (p := _shape_problems(a, t))]
+    assert not bad
+
+
+def test_the_expected_information_gain_paper_is_named_by_its_key_phrase(abstracts: list[str]) -> None:
+    (abstract,) = [a for a in abstracts if "expected information gain" in a]
+    title = derive_title(abstract)
+    assert "expected information gain" in title.lower(), title
+    assert "admit" not in title.lower()
+
+
+@pytest.fixture(scope="module")
+def icml2024() -> list[tuple[str, str]]:
+    if not ICML2024.is_file():
+        pytest.skip(f"{ICML2024} is not here (shared data)")
+    pairs = load(ICML2024, 500)
+    assert len(pairs) == 500
+    return pairs
+
+
+def test_icml2024_titles_are_whole_noun_phrases(icml2024: list[tuple[str, str]]) -> None:
+    bad = [(t, p) for _, a in icml2024 if (p := _shape_problems(a, t := derive_title(a)))]
+    assert len(bad) <= 5, bad[:10]  # (the abstract's own words only: "we" sometimes precedes a noun, "we LLMs")
+
+
+def test_icml2024_titles_share_words_with_the_real_ones(icml2024: list[tuple[str, str]]) -> None:
+    """Measured with bench/titles.py: the first-sentence cut had recall 0.220, precision 0.370; key phrases give
+    0.242 and 0.428 (the titles of named methods are the same: on the 258 abstracts without one, recall went from
+    0.294 to 0.336 and precision from 0.333 to 0.445)."""
+    scores = [overlap(real, derive_title(abstract)) for real, abstract in icml2024]
+    recall = sum(r for r, _ in scores) / len(scores)
+    precision = sum(p for _, p in scores) / len(scores)
+    assert recall >= 0.235, recall
+    assert precision >= 0.40, precision
 
 
 # --- unique_titles ------------------------------------------------------------------------------
@@ -156,3 +245,107 @@ def test_bundled_code_urls(abstracts: list[str]) -> None:
     assert "https://github.com/egorlifar/watersic" in found
     assert "https://github.com/LabRAI/CREDIT" in found
     assert all(not u.endswith((".", ",", ";", ")")) for u in found)
+
+
+# --- checked_title: a model's title must be grounded in the abstract ------------------------------------------------
+
+ABSTRACT_EIG = (
+    "Bayesian experimental design chooses experiments by their expected information gain (EIG). We show when the "
+    "expected information gain collapses for models with a discrete latent variable, and give estimators of the "
+    "expected information gain that stay accurate in Bayesian experimental design."
+)
+
+
+def test_checked_title_keeps_a_grounded_title() -> None:
+    title = "Collapse of expected information gain in Bayesian experimental design"
+    assert checked_title(title, ABSTRACT_EIG) == title
+    assert checked_title(f'"{title}."\n\nThis title says what the paper does.', ABSTRACT_EIG) == title
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Quantum annealing for expected information gain",  # "quantum", "annealing" are not in the abstract
+        "Expected information gain with",  # ends on a function word
+        "Gain",  # one word is no title
+        "Expected information gain " * 12,  # too long
+        "",
+    ],
+)
+def test_checked_title_rejects(reply: str) -> None:
+    assert checked_title(reply, ABSTRACT_EIG) is None
+
+
+# --- LLM titles at ingest, against the fake OpenAI server ----------------------------------------------------------
+
+ABSTRACT_FAB = (
+    "Contrastive pretraining of speech encoders improves speaker verification. We pretrain speech encoders on "
+    "unlabelled recordings and report lower error rates for speaker verification."
+)
+GOOD = "Collapse of expected information gain in Bayesian experimental design"
+FABRICATED = "Speech encoders for protein folding"  # "protein" and "folding" are not in the abstract
+
+
+def _llm_settings(tmp_path: Path, url: str) -> Any:
+    from rag.settings import LLMSettings
+    from tests.conftest import make_settings
+
+    return make_settings(
+        tmp_path / "store",
+        llm=LLMSettings(api_key=SecretStr("sk-test"), base_url=url, model="test-model", timeout=5.0, max_retries=0),
+    )
+
+
+def _by_abstract(body: dict[str, Any]) -> str:
+    abstract = body["messages"][-1]["content"]
+    return GOOD if abstract == ABSTRACT_EIG else FABRICATED
+
+
+@pytest.fixture()
+def fake_llm() -> Iterator[FakeOpenAI]:
+    fake = FakeOpenAI().start()
+    yield fake
+    fake.stop()
+
+
+def _ingest_two(tmp_path: Path, fake: FakeOpenAI) -> tuple[Any, dict[str, Any]]:
+    from rag.api import AskPapers
+
+    corpus = tmp_path / "p.jsonl"
+    corpus.write_text(
+        "\n".join(json.dumps({"id": i, "abstract": a}) for i, a in (("eig", ABSTRACT_EIG), ("fab", ABSTRACT_FAB))),
+        encoding="utf-8",
+    )
+    app = AskPapers(_llm_settings(tmp_path, fake.url))
+    report = app.add_files([corpus], progress=False)
+    return report, {p.paper_id: p for p in app.papers()}
+
+
+def test_llm_title_is_kept_when_grounded_and_a_fabricated_one_rejected(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    fake_llm.push(Reply(_by_abstract), Reply(_by_abstract))
+    report, papers = _ingest_two(tmp_path, fake_llm)
+    assert report.added == 2
+    assert len(fake_llm.requests) == 2
+    system = {m["content"] for r in fake_llm.requests for m in r["messages"] if m["role"] == "system"}
+    assert system == {load_prompt("title")}
+    assert papers["eig"].title == GOOD
+    assert papers["eig"].title_derived  # still marked as derived: shown as such, never indexed as a given title
+    assert papers["fab"].title == derive_title(ABSTRACT_FAB)  # the fabricated title fell back to the offline one
+    assert papers["fab"].title_derived
+
+
+def test_llm_title_is_made_once_per_paper(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    fake_llm.push(Reply(_by_abstract), Reply(_by_abstract))
+    _ingest_two(tmp_path, fake_llm)
+    report, papers = _ingest_two(tmp_path, fake_llm)  # the same file again: nothing new, nothing asked
+    assert report.unchanged == 2
+    assert len(fake_llm.requests) == 2
+    assert papers["eig"].title == GOOD
+
+
+def test_failed_llm_request_keeps_the_offline_title(tmp_path: Path, fake_llm: FakeOpenAI) -> None:
+    fake_llm.push(Reply(status=500, content="down"), Reply(status=500, content="down"))
+    report, papers = _ingest_two(tmp_path, fake_llm)
+    assert report.added == 2
+    assert papers["eig"].title == derive_title(ABSTRACT_EIG)
+    assert papers["fab"].title == derive_title(ABSTRACT_FAB)

@@ -6,7 +6,7 @@ import fcntl
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -148,7 +148,14 @@ def embed_batch(
     return [computed[p.paper_id] if p.paper_id not in given else (p, *given[p.paper_id]) for p in batch]
 
 
-def _to_write(papers: list[Paper], existing: dict[str, StoredPaper], report: IngestReport) -> list[Paper]:
+# Titles for papers without one, made once when a paper is new or changed (an LLM's, say): one title or None per
+# paper, None keeping the offline one. The title stays marked as derived, so it never counts in the content hash.
+Titler = Callable[[Sequence[Paper]], Sequence[str | None]]
+
+
+def _to_write(
+    papers: list[Paper], existing: dict[str, StoredPaper], report: IngestReport, titler: Titler | None = None
+) -> list[Paper]:
     """The papers that are new or changed (counted in ``report``), with derived titles unique in the store."""
     todo: list[Paper] = []
     for p in papers:
@@ -161,6 +168,11 @@ def _to_write(papers: list[Paper], existing: dict[str, StoredPaper], report: Ing
         else:
             report.updated += 1
         todo.append(p)
+    if titler is not None:
+        untitled = [i for i, p in enumerate(todo) if p.title_derived]
+        for i, title in zip(untitled, titler([todo[i] for i in untitled]), strict=True):
+            if title:
+                todo[i] = replace(todo[i], title=title)
     todo_ids = {p.paper_id for p in todo}
     taken = {s.title.lower() for pid, s in existing.items() if pid not in todo_ids}
     fixed = unique_titles(((p.paper_id, p.title) for p in todo if p.title_derived), taken=taken)
@@ -201,8 +213,11 @@ def ingest(
     skip_bad: bool = False,
     progress: bool | None = None,
     embedder: Embedder | None = None,
+    titler: Titler | None = None,
 ) -> IngestReport:
     """Ingest corpus files or folders into the store and report what changed.
+
+    ``titler``, if given, titles the new or changed papers that came without a title (see :data:`Titler`).
 
     Every file is parsed before anything is written, so a bad file leaves the store as it was.
     Re-ingesting the same files changes nothing; a changed abstract replaces its old chunks.
@@ -214,7 +229,7 @@ def ingest(
     with ingest_lock(settings):
         store = Store(settings, embedder.embedder_id, embedder.dim)
         existing = store.stored()
-        todo = _to_write(parsed.papers, existing, report)
+        todo = _to_write(parsed.papers, existing, report, titler)
         _write(store, todo, {pid: s.n_chunks for pid, s in existing.items()}, embedder, settings, report, progress)
         if not todo and not lexical_path(settings).exists():
             store.bump_revision()

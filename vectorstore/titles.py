@@ -1,15 +1,22 @@
 """Display titles for papers that come without one, and code links found in abstracts.
 
-A title is, in order of preference: the method the abstract names ("SoftBinary Coding (SBC)",
-"WaterSIC"), else a short phrase from its first sentence. Titles are made unique per corpus.
+A title is the method the abstract names ("SoftBinary Coding (SBC)", "WaterSIC"), if any, else the abstract's
+best key phrases ("Expected information gain and intractable estimators"). Key phrases are noun-phrase-like spans
+of the abstract (see :func:`key_phrases`), so a title is never a clause or a cut sentence. Titles are made unique
+per corpus.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
+from importlib.resources import files
+from pathlib import Path
 
-from .text import one_line, sentences
+from .text import STOPWORDS, acronym_definitions, content_stems, one_line, printable, sentence_spans, sentences, stem
 
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+(?:/[\w.-]+)?", re.IGNORECASE)
 _VERB = (
@@ -27,18 +34,8 @@ _TERMED = re.compile(r"\b(?:termed|called|named|dubbed|name\s+(?:the|our)\s+(?:\
 _CAPITALISED_NAME = re.compile(
     r"\b(?:introduce|propose|present|introducing)\s+((?:[A-Z][\w-]*\s+){1,5}[A-Z][\w-]*)\s*,"
 )
-_WE_PROPOSE = re.compile(
-    r"\bwe\s+(?:propose|introduce|present|develop)\s+(?:(?:a|an|the)\s+)?(?:novel\s+|new\s+)?(.+)", re.IGNORECASE
-)
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
-_LEAD = re.compile(
-    r"^(?:in this (?:paper|work),?\s*)?"
-    r"(?:we\s+(?:study|investigate|consider|introduce|present|propose|analy[sz]e|examine|address)\s+)?"
-    r"(?:(?:(?:the|a|an)\s+)?(?:problem|question|task|setting)\s+of\s+)?",
-    re.IGNORECASE,
-)
 MAX_TITLE = 100  # characters of a derived title
-_TRAILING = {"of", "the", "a", "an", "to", "in", "with", "and", "for", "on", "as", "is", "are", "by", "from", "at"}
 _ACRONYM_STOP = {"LLM", "LLMS", "FL", "RL", "ML", "AI", "GNN", "VLM", "VLMS", "MLLM", "MLLMS", "KL", "GPU", "CPU"}
 
 
@@ -109,25 +106,243 @@ def _named_method(abstract: str) -> str | None:
     return None
 
 
-def _phrase(abstract: str, max_words: int = 10) -> str:
-    sents = sentences(abstract) or [abstract]
-    first = sents[0]
-    if not _LEAD.match(first).group(0):  # type: ignore[union-attr]
-        for s in sents:
-            m = _WE_PROPOSE.search(s)
-            if m:
-                first = m.group(1)
+# --- key-phrase titles -----------------------------------------------------------------------------------------------
+# A title built from noun-phrase-like spans of the abstract: runs of content words bounded by function words,
+# punctuation and verbs, optionally joined to the next run by one preposition ("collapse of the expected
+# information gain"). A span is scored by how often its words recur in the abstract and how rare they are in
+# general English (symspellpy's word counts); verbs are told apart by the words general English puts before them
+# ("to transform", "we admit") against those it puts before nouns ("the data").
+
+_TOKEN_RX = re.compile(
+    r"[^\W_](?:[\w'’.-]*[^\W_])?|[^\w\s]"
+)  # a word (with inner hyphens, dots, apostrophes), or one mark
+_NUMBER = re.compile(r"[\d.,]+")
+FUNCTION_WORDS = STOPWORDS | frozenset(
+    """
+    across against along among amongst around because before behind below beside besides beyond despite during
+    except however if although though unless until whereas whether while since thus therefore hence yet nor
+    either neither every many much few several various often always never still even further furthermore moreover
+    well rather towards toward through throughout per versus vs etc e.g i.e ie eg whereby wherein thereby one
+    two three new novel existing instead but cannot recent prior previous current first second third key main simple
+    achieve achieves achieved show shows shown showing propose proposes proposed present presents presented
+    introduce introduces introduced demonstrate demonstrates demonstrated provide provides provided
+    """.split()  # noqa: SIM905
+)
+# endings of adjectives, adverbs and participles, which do not end a title ("... with acceptable computational")
+_MODIFIER_ENDINGS = ("ed", "able", "ible", "ive", "ous", "ful", "less", "al", "ic", "ly")
+_CONNECTORS = frozenset({"of", "for", "in", "with", "via", "on", "under"})
+_ARTICLES = frozenset({"the", "a", "an"})
+_VERB_BEFORE = ("to", "we", "they", "can", "will", "would", "could", "should", "may", "might", "must", "cannot")
+_NOUN_BEFORE = ("the", "a", "an", "this", "these", "its", "their", "our", "his", "her")
+_SCAN = 4000  # characters of an abstract read for key phrases (ICML abstracts are 600-2,500 long)
+_SHORT = 4  # words: a key phrase shorter than this is followed by the next one
+MAX_WORDS = 10  # words of a key-phrase span
+_RARE = 16.0
+_UNKNOWN = 12.0  # words of a key-phrase title
+
+
+@lru_cache(maxsize=1)
+def _english() -> tuple[dict[str, float], frozenset[str], frozenset[tuple[str, str]]]:
+    """General-English statistics from the word lists symspellpy ships: each word's rarity (-log share), the words
+    that are mostly verbs, and the common two-word terms whose second word is such a verb ("Fourier transform")."""
+    base = Path(str(files("symspellpy")))
+    counts: dict[str, int] = {}
+    with (base / "frequency_dictionary_en_82_765.txt").open(encoding="utf-8") as f:
+        for line in f:
+            word, _, count = line.partition(" ")
+            counts[word] = int(count)
+    total = sum(counts.values())
+    rarity = {w: math.log(total / n) for w, n in counts.items()}
+    before_verb, before_noun = set(_VERB_BEFORE), set(_NOUN_BEFORE)
+    verb_ctx: dict[str, int] = {}
+    noun_ctx: dict[str, int] = {}
+    bigrams = base / "frequency_bigramdictionary_en_243_342.txt"
+    with bigrams.open(encoding="utf-8") as f:
+        for line in f:
+            a, _, rest = line.partition(" ")
+            b, _, n = rest.partition(" ")
+            if a in before_verb:
+                verb_ctx[b] = verb_ctx.get(b, 0) + int(n or 0)
+            elif a in before_noun:
+                noun_ctx[b] = noun_ctx.get(b, 0) + int(n or 0)
+    verbs = frozenset(w for w, n in verb_ctx.items() if n > 2 * noun_ctx.get(w, 0))
+    with bigrams.open(encoding="utf-8") as f:  # (a second pass: keeping every pair took 40 MB)
+        pairs = (line.split(" ", 2)[:2] for line in f)
+        compounds = frozenset((a, b) for a, b in pairs if b in verbs and a not in STOPWORDS)
+    return rarity, verbs, compounds
+
+
+def _is_verb(word: str, prev: str, verbs: frozenset[str], compounds: frozenset[tuple[str, str]]) -> bool:
+    """Whether ``word`` (lower case), after ``prev`` in a run of content words, reads as a verb."""
+    if (prev, word) in compounds:
+        return False
+    if word in verbs:
+        return True
+    if word.endswith("s") and (word[:-1] in verbs or (word.endswith("es") and word[:-2] in verbs)):
+        return True
+    return bool(prev) and word.endswith("ed") and len(word) > 4
+
+
+def _runs(abstract: str) -> list[list[tuple[str, int]]]:
+    """Spans of the abstract as lists of (token, sentence index): runs of content words and the single
+    connectors or articles between them, split at punctuation, function words and verbs."""
+    _, verbs, compounds = _english()
+    terms = {long.lower() for long, _ in acronym_definitions(abstract)}
+    pair_counts: dict[tuple[str, str], int] = {}
+    spans: list[list[tuple[str, int]]] = []
+    for si, (s, e) in enumerate(sentence_spans(abstract) or [(0, len(abstract))]):
+        toks = _TOKEN_RX.findall(abstract[s:e].replace("**", ""))
+        lows = [t.lower() for t in toks]
+        for a, b in itertools.pairwise(lows):
+            pair_counts[(a, b)] = pair_counts.get((a, b), 0) + 1
+        spans.append([(t, si) for t in toks])
+    said_after_we = {b for (a, b) in pair_counts if a == "we"}
+    out: list[list[tuple[str, int]]] = []
+    for sent in spans:
+        run: list[tuple[str, int]] = []
+        prev = ""
+        for tok, si in sent:
+            low = tok.lower()
+            word = tok[0].isalnum()
+            content = word and low not in FUNCTION_WORDS and len(tok) > 1 and not _NUMBER.fullmatch(tok)
+            if content and tok.islower() and (low.endswith("ly") and len(low) > 4):
+                content = False  # an adverb
+            if content and not run and low in said_after_we:
+                content = False  # a span does not start on a word the abstract uses as a verb ("we train")
+            if content and tok.islower() and _is_verb(low, prev, verbs, compounds):
+                joined = f"{prev} {low}"
+                if not (pair_counts.get((prev, low), 0) > 1 or any(joined in t for t in terms)):
+                    content = False
+            if content:
+                run.append((tok, si))
+                prev = low
+                continue
+            if low in _CONNECTORS | _ARTICLES and run and run[-1][0].lower() not in _CONNECTORS | _ARTICLES:
+                run.append((tok, si))  # may join the next run; dropped below if none follows
+                prev = ""
+                continue
+            if low in _ARTICLES and run and run[-1][0].lower() in _CONNECTORS:
+                run.append((tok, si))
+                prev = ""
+                continue
+            if run:
+                out.append(run)
+            run, prev = [], ("" if not word else low)
+            if low in _VERB_BEFORE or low in {"which", "who", "that", "it", "also", "not"}:
+                prev = low
+        if run:
+            out.append(run)
+    return out
+
+
+def _candidates(run: list[tuple[str, int]]) -> list[list[str]]:
+    """Noun-phrase-like spans of one run: its groups of content words, each alone or joined to the next group by
+    its connector ("collapse" + "of the" + "expected information gain")."""
+    groups: list[list[str]] = []
+    joins: list[list[str]] = []
+    cur: list[str] = []
+    glue: list[str] = []
+    for tok, _ in run:
+        if tok.lower() in _CONNECTORS | _ARTICLES:
+            if cur:
+                groups.append(cur)
+                joins.append([])
+                cur = []
+            glue.append(tok)
+            continue
+        if glue and groups:
+            joins[-1] = glue
+        glue = []
+        cur.append(tok)
+    if cur:
+        groups.append(cur)
+        joins.append([])
+    out = []
+    for i in range(len(groups)):
+        span = list(groups[i])
+        out.append(span)
+        for j in range(i, len(groups) - 1):
+            glue = joins[j]
+            if not (glue and glue[0].lower() in _CONNECTORS and len(glue) <= 2):
                 break
-    first = _LEAD.sub("", first.replace("**", "").replace("*", ""))
-    clause = re.split(r",\s|;\s|:\s|\s(?:which|where|that|because|but|while|by|in which)\s", first)[0]
-    words = clause.split()
-    if len(words) < 2:
-        words = first.split()
-    words = words[:max_words]
-    while len(words) > 2 and words[-1].lower() in _TRAILING:
-        words.pop()
-    phrase = " ".join(words).rstrip(" .,;:")  # (a space too: "a b ." once gave "a b ")
-    return phrase[:1].upper() + phrase[1:] if phrase else "Untitled abstract"
+            span = [*span, *glue, *groups[j + 1]]
+            if len(span) > MAX_WORDS:
+                break
+            out.append(span)
+    return out
+
+
+def key_phrases(abstract: str, top: int = 3) -> list[str]:
+    """The ``top`` best-scored noun-phrase-like spans of ``abstract`` (see :func:`_runs`), best first, no two
+    sharing a content word.
+
+    A word weighs its rarity in general English times how often the abstract says it (an acronym it defines
+    counts for the words of its long form, and stands for them in a title); a span weighs the sum of its words,
+    and more for each time it recurs. Words said once are trimmed off a span's ends."""
+    rarity, _, _ = _english()
+    runs = _runs(abstract[:_SCAN])
+    glue = _CONNECTORS | _ARTICLES
+    long_forms = {acro: long.split() for long, acro in acronym_definitions(abstract)}
+    tf: dict[str, int] = {}
+    for run in runs:
+        for tok, _ in run:
+            for w in long_forms.get(tok, [tok]):
+                if w.lower() not in glue:
+                    tf[stem(w.lower())] = tf.get(stem(w.lower()), 0) + 1
+
+    def weight(w: str) -> float:
+        return (min(rarity.get(w.lower(), _UNKNOWN), _RARE) / _RARE) * math.log(1 + tf.get(stem(w.lower()), 1))
+
+    def keep_start(cand: list[str]) -> bool:
+        w, low = cand[0], cand[0].lower()
+        if low in glue or (low.endswith("ing") and len(cand) > 1 and cand[1].lower() in glue):  # "focusing on"
+            return False
+        return tf.get(stem(low), 1) > 1 or not w[1:].islower()  # said again, or a coined name or acronym
+
+    def keep_end(w: str) -> bool:  # the head noun, not a modifier or a participle ("problem of converting")
+        low = w.lower()
+        if low in glue or not w[1:].islower():  # a connector, or a name or acronym
+            return low not in glue
+        return not low.endswith(_MODIFIER_ENDINGS) and not (low.endswith("ing") and tf.get(stem(low), 1) == 1)
+
+    seen: dict[tuple[str, ...], int] = {}
+    scored: list[tuple[float, int, list[str]]] = []
+    for run in runs:
+        si = run[0][1]
+        for raw in _candidates(run):
+            cand = [w for t in raw for w in long_forms.get(t, [t])]
+            start = 0
+            while start < len(cand) - 1 and not keep_start(cand[start:]):
+                start += 1
+            cand = cand[start:] if keep_start(cand[start:]) else cand  # (all said once: the whole span)
+            while cand and cand[0].lower() in glue:
+                cand.pop(0)
+            while cand and not keep_end(cand[-1]):
+                cand.pop()
+            words = [t for t in cand if t.lower() not in glue]
+            if not words or len(cand) > MAX_WORDS:
+                continue
+            key = tuple(stem(w.lower()) for w in words)
+            seen[key] = seen.get(key, 0) + 1
+            score = sum(weight(w) for w in words) * (1.2 if si == 0 else 1.0)
+            scored.append((score, len(scored), cand))
+    best: dict[tuple[str, ...], tuple[float, int, list[str]]] = {}
+    for score, order, cand in scored:
+        key = tuple(stem(t.lower()) for t in cand if t.lower() not in glue)
+        boosted = score * (1 + 0.5 * (seen[key] - 1))
+        if key not in best or boosted > best[key][0]:
+            best[key] = (boosted, best[key][1] if key in best else order, cand)
+    out: list[str] = []
+    used: set[str] = set()
+    for _, _, cand in sorted(best.values(), key=lambda x: (-x[0], x[1])):
+        stems = {stem(t.lower()) for t in cand if t.lower() not in glue}
+        if stems & used:
+            continue
+        out.append(" ".join(cand))
+        used |= stems
+        if len(out) == top:
+            break
+    return out
 
 
 def _shorten(title: str, limit: int = MAX_TITLE) -> str:
@@ -140,9 +355,26 @@ def _shorten(title: str, limit: int = MAX_TITLE) -> str:
     return cut.rstrip(" ,;:.-") + "…"
 
 
+def _fits(parts: list[str], limit: int = MAX_TITLE) -> bool:
+    return len("".join(parts)) <= limit
+
+
 def derive_title(abstract: str) -> str:
-    """A meaningful display title for an abstract that has none (at most :data:`MAX_TITLE` characters)."""
-    return _shorten(_named_method(abstract) or _phrase(abstract))
+    """A display title for an abstract that has none (at most :data:`MAX_TITLE` characters).
+
+    The method the abstract names, if any; else its best key phrase, and the next one when that is short
+    ("Expected information gain and intractable estimators"). Parts are whole phrases: one that does not fit is
+    left out, never cut."""
+    name = _named_method(abstract)
+    if name:
+        return _shorten(name)
+    phrases = key_phrases(abstract)
+    if not phrases:
+        return "Untitled abstract"
+    parts = [phrases[0][:1].upper() + phrases[0][1:]]
+    if len(phrases[0].split()) < _SHORT and len(phrases) > 1 and _fits([*parts, " and ", phrases[1]]):
+        parts += [" and ", phrases[1]]
+    return _shorten("".join(parts))
 
 
 def unique_titles(titles: Iterable[tuple[str, str]], taken: set[str] | None = None) -> dict[str, str]:
@@ -160,3 +392,23 @@ def unique_titles(titles: Iterable[tuple[str, str]], taken: set[str] | None = No
         used.add(candidate.lower())
         out[key] = candidate
     return out
+
+
+def checked_title(candidate: str, abstract: str) -> str | None:
+    """``candidate`` (a model's title for ``abstract``) as a display title, or None when it is not one.
+
+    It must be one short line of at most :data:`MAX_TITLE` characters, not end on a function word, and every
+    content word of it must occur in the abstract: a title that names anything the abstract does not is rejected.
+    """
+    first = next((line for line in printable(candidate).splitlines() if line.strip()), "")
+    title = one_line(first).strip(" \"'“”‘’*`").rstrip(" .;:,")
+    words = title.split()
+    if not 2 <= len(words) <= 16 or len(title) > MAX_TITLE:
+        return None
+    if words[-1].lower().strip("()") in FUNCTION_WORDS:
+        return None
+    said = set(content_stems(abstract))
+    own = content_stems(title)
+    if not own or any(s not in said for s in own):
+        return None
+    return title

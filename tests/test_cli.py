@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -82,3 +84,59 @@ def test_bad_input_is_one_line_and_nonzero(tmp_path: Path, cli_store: Path, args
     assert proc.returncode != 0
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+# -- flags and errors (issue 16) ------------------------------------------------------------------------------------
+
+
+def test_version_prints_the_package_version(tmp_path: Path) -> None:
+    from importlib.metadata import version
+
+    proc = run(["--version"], tmp_path)
+    assert proc.stdout.strip() == f"askpapers {version('askpapers')}"
+
+
+@pytest.mark.parametrize("where", ["gold", "corpus"])
+def test_eval_of_a_missing_file_says_file_not_found(tmp_path: Path, where: str) -> None:
+    missing = tmp_path / "no-such-file.jsonl"
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"kind": "list", "question": "q"}) + "\n", encoding="utf-8")
+    args = [str(missing)] if where == "gold" else [str(gold), "--corpus", str(missing)]
+    proc = run(["eval", *args], tmp_path, ok=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == f"askpapers: error: file not found: {missing}\n"
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+def test_serve_on_a_busy_port_says_so_and_suggests_port(tmp_path: Path, busy_port: int) -> None:
+    proc = run(["serve", "--port", str(busy_port)], tmp_path, ok=False)
+    assert proc.returncode == 1 and "internal error" not in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert f"port {busy_port} on 127.0.0.1 is already in use" in proc.stderr and "--port" in proc.stderr
+
+
+def test_serve_maps_gradios_busy_port_error(
+    tmp_path: Path, busy_port: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The port taken between the check and Gradio's own bind: Gradio's OSError is said the same way."""
+    from ui import cli
+
+    monkeypatch.setenv("ASKPAPERS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ASKPAPERS_DEFAULT_CORPUS", str(CORPUS))
+    monkeypatch.setattr(cli, "port_free", lambda host, port: True, raising=False)  # the check passed a moment before
+    from rag.settings import get_settings
+
+    get_settings.cache_clear()
+    try:
+        assert cli.main(["serve", "--port", str(busy_port)]) == 1
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert f"port {busy_port} on 127.0.0.1 is already in use" in err and "internal error" not in err

@@ -6,9 +6,11 @@ Heavy modules (chromadb, onnxruntime) are imported only by the commands that nee
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import re
+import socket
 import sys
 import traceback
 from collections.abc import Sequence
@@ -165,6 +167,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag.settings import get_settings
     from vectorstore.errors import InputError
 
+    for path in (args.gold, *(args.corpus or ()), args.pool, args.qrels):
+        if path is not None and not path.exists():
+            raise InputError(f"file not found: {path}")
     cache = args.cache or default_cache()
     kind = detect(args.gold)
     if kind == "dev":
@@ -188,10 +193,51 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+class PortInUseError(AskPapersError):
+    """The web app's port is taken."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(
+            f"port {port} on {host} is already in use (another askpapers serve?); "
+            f"choose another with --port, e.g. `askpapers serve --port {port + 1 if port < 65535 else 8000}`"
+        )
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether ``host:port`` can be bound now (a port of 0 lets the system choose: always free)."""
+    if port == 0:
+        return True
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return True  # an unknown host is the server's error to report
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no conflict
+        try:
+            s.bind(address)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                return False
+    return True
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    from rag.settings import get_settings
+
+    ui = get_settings().ui
+    host = args.host or ui.host
+    port = args.port if args.port is not None else ui.port
+    if not port_free(host, port):  # before the store opens and Gradio starts
+        raise PortInUseError(host, port)
     from .app import launch
 
-    launch(host=args.host, port=args.port, share=args.share)
+    try:
+        launch(host=args.host, port=args.port, share=args.share)
+    except OSError as e:  # taken meanwhile: Gradio says "Cannot find empty port in range: 7860-7860"
+        if e.errno == errno.EADDRINUSE or "empty port" in str(e):
+            raise PortInUseError(host, port) from None
+        raise
     return 0
 
 
@@ -261,15 +307,37 @@ def _tool_commands(sub: Any) -> None:
     sp.set_defaults(func=cmd_eval)
     sp = sub.add_parser("serve", help="start the web app (Gradio) at http://127.0.0.1:7860")
     sp.add_argument("--host", default=None, help="interface to bind (default: ASKPAPERS_HOST or 127.0.0.1)")
-    sp.add_argument("--port", type=int, default=None, help="port (default: ASKPAPERS_PORT or 7860)")
+    sp.add_argument("--port", type=_port, default=None, help="port (default: ASKPAPERS_PORT or 7860)")
     sp.add_argument("--share", action="store_true", help="also open a public Gradio share link (off by default)")
     sp.set_defaults(func=cmd_serve)
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port
+
+
+def version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("askpapers")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="askpapers", description="Cited answers about research papers from their abstracts."
     )
+    p.add_argument("--version", action="version", version=f"askpapers {version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _corpus_commands(sub)
     _question_commands(sub)

@@ -140,3 +140,31 @@ def test_serve_maps_gradios_busy_port_error(
         get_settings.cache_clear()
     err = capsys.readouterr().err
     assert f"port {busy_port} on 127.0.0.1 is already in use" in err and "internal error" not in err
+
+
+def test_ingest_progress_moves_inside_the_first_batch(tmp_path: Path) -> None:
+    import re
+
+    proc = run(["ingest", str(CORPUS), "--progress"], tmp_path)
+    shown = [int(n) for n in re.findall(r"\b(\d+)/38\b", proc.stderr)]
+    assert shown and shown[0] == 0 and any(0 < n < 38 for n in shown), proc.stderr[-500:]
+
+
+def test_ingest_rerun_says_nothing_to_do(cli_store: Path) -> None:
+    proc = run(["ingest", str(CORPUS), "--no-progress"], cli_store)
+    assert proc.stdout == "nothing to do: all 38 papers are already indexed; store holds 38 papers\n"
+
+
+def test_ingest_of_a_csv_without_abstracts_fails_and_changes_nothing(tmp_path: Path, cli_store: Path) -> None:
+    bad = tmp_path / "titles.csv"
+    bad.write_text("id,title,venue\n1,A title,ICML 2024\n", encoding="utf-8")
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"id": "narwhal", "abstract": "Narwhal tusks sense salinity."}) + "\n", encoding="utf-8")
+    proc = run(["ingest", str(good), str(bad), "--no-progress"], cli_store, ok=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith(f"askpapers: error: {bad}: no paper found: no 'abstract' or 'text' column")
+    assert proc.stderr.count("\n") == 1
+    report = json.loads(run(["ingest", str(CORPUS), "--json"], cli_store).stdout)
+    assert report["total_papers"] == 38, "nothing was written"
+    proc = run(["ingest", str(bad), "--skip-bad", "--no-progress"], cli_store)
+    assert "1 skipped" in proc.stdout and f"skipped {bad}:2: record has no abstract" in proc.stderr

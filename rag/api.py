@@ -25,7 +25,7 @@ from vectorstore.pipeline import ingest
 from vectorstore.text import content_stems
 from vectorstore.types import Filters, IngestReport, Paper
 
-from . import inputs
+from . import inputs, snippets
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
 from .cues import REQUEST_WORDS
@@ -157,9 +157,17 @@ class AskPapers:
         cands = self.parts.retriever.retrieve(wanted, scope)
         papers = self.index.papers([c.paper_id for c in cands[: n * 2]])
         # (a paper whose chunks were written but whose record was never committed is skipped)
-        hits = [
-            Hit.from_paper(papers[c.paper_id], c.score, c.snippet, c.similarity) for c in cands if c.paper_id in papers
-        ]
+        terms = content_stems(q.searched)
+        facets = q.facets if q.kind == "list" else []
+        topics = [f.all_spellings() for f in facets if not f.optional]  # what a paper must state to match
+        phrases = [s for f in facets for s in f.all_spellings()]
+        hits = []
+        for c in cands:
+            if (p := papers.get(c.paper_id)) is None:
+                continue
+            hit = Hit.from_paper(p, c.score, snippets.best_snippet(p, terms, phrases, c.snippet), c.similarity)
+            hit.weak = snippets.is_weak(p, terms, topics, c.similarity, self.settings.answer.dense_alone)
+            hits.append(hit)
         return hits[:n]
 
     def ask(

@@ -41,6 +41,7 @@ class Hit:
     url: str = ""
     code_urls: list[str] = field(default_factory=list)
     similarity: float = 0.0  # best chunk's cosine similarity to the query
+    weak: bool = False  # misses a topic of the query and is not close in meaning: only the nearest paper
 
     @classmethod
     def from_paper(cls, p: Paper, score: float, snippet: str = "", similarity: float = 0.0) -> Hit:

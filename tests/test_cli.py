@@ -54,7 +54,8 @@ def test_ask_json(cli_store: Path) -> None:
 
 def test_ask_text_and_search(cli_store: Path) -> None:
     proc = run(["ask", "Which papers are about reservoir computing?"], cli_store)
-    assert "Found 1 paper" in proc.stdout and "[1] Parallel Echo State Network (ParalESN)" in proc.stdout
+    assert "Found 1 paper" in proc.stdout and "1. Parallel Echo State Network (ParalESN) [1]" in proc.stdout
+    assert proc.stdout.count("Parallel Echo State Network") == 1 and "[1] ICML 2026" in proc.stdout  # title once
     proc = run(["search", "contextual bandits paid observations", "--k", "3", "--json"], cli_store)
     results = json.loads(proc.stdout)["results"]
     assert len(results) == 3 and results[0]["title"] == "Contextual bandits with paid observations"

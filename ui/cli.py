@@ -43,49 +43,55 @@ def say(text: str = "", end: str = "\n", file: Any = None) -> None:
     print(printable(text), end=end, file=file or sys.stdout, flush=end == "")
 
 
-def _stream_answer(items: Any) -> Any:
-    """Print generated text as it arrives; return the final Answer (printed by _print_answer)."""
+def _stream_answer(items: Any, screen: Any = None) -> Any:
+    """Show an answer's progress as it is made, then the answer itself, rendered once; return the Answer."""
     from rag.types import Answer, Progress
 
-    shown: list[str] = []
+    from .terminal import Screen
+
+    screen = screen or Screen()
+    writing = False
     for item in items:
         if isinstance(item, Progress):  # long work, on stderr so that stdout stays the answer
             say(f"[{item.text}]", file=sys.stderr)
-            continue
-        if isinstance(item, Answer):
-            if shown:
-                say("\n")
-            if shown and "".join(shown).strip() == item.text.strip():
-                _print_answer(item, False, text=False)
-            else:
-                if shown:
-                    say("Checked answer:\n" if item.mode == "llm" else "")
-                _print_answer(item, False)
+        elif isinstance(item, Answer):
+            _print_answer(item, False, screen)
             return item
-        if item and (shown or item.strip()) and not isinstance(item, Answer):
-            shown.append(item)
-            say(item, end="")
+        elif item and item.strip() and not writing and screen.terminal and sys.stderr.isatty():
+            writing = True  # the text is shown whole when it is checked: say meanwhile that it is coming
+            say("[writing the answer…]", file=sys.stderr)
     return None
 
 
-def _print_answer(answer: Any, as_json: bool, text: bool = True) -> None:
+def _print_answer(answer: Any, as_json: bool, screen: Any = None) -> None:
     if as_json:
         json_out(answer.to_dict())
         return
-    if text:
-        say(answer.text)
+    from rich.text import Text
+
+    from .terminal import BOLD, DIM, Screen, plain, safe
+
+    screen = screen or Screen()
+    screen.markdown(answer.text)
     for flag in answer.unsupported:
-        say(f"\nUnsupported by the cited papers: {flag}")
+        screen.text(Text("Unsupported by the cited papers: ").append(safe(flag)), gap=True)
     for note in answer.notices:
-        say(f"\nNote: {note}")
+        screen.text(Text("Note: ").append(safe(note)), gap=True)
     if answer.citations:
-        say()
+        shown = plain(answer.text)
+        screen.text(Text("Sources", BOLD), gap=True)
         for c in answer.citations:
-            where = f" · {c.venue}" if c.venue else ""
-            code = f" · code: {', '.join(c.code_urls)}" if c.code_urls else ""
-            say(f"[{c.n}] {c.title}{where}{code}")
+            line = Text()
+            if safe(c.title) not in shown:  # a title the answer already names is not repeated
+                line.append(safe(c.title), BOLD)
+            details = [safe(x) for x in (c.venue, c.url) if x]
+            if c.code_urls:
+                details.append("code: " + ", ".join(safe(u) for u in c.code_urls))
+            if details:
+                line.append(" · " if line.plain else "").append(" · ".join(details), DIM if line.plain else None)
+            screen.hanging(f"[{c.n}]", line)
     if answer.mode == "llm":
-        say(f"\n{answer.footer()}")
+        screen.text(Text(answer.footer(), DIM), gap=True)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -116,11 +122,29 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         json_out({"query": args.query, "results": [h.to_dict() for h in hits]})
         return 0
+    from rich.text import Text
+
+    from rag.snippets import clip
+
+    from .terminal import BOLD, DIM, Screen, safe
+
+    screen = Screen()
     if not hits:
-        print("No papers found.")
+        screen.text("No papers found.")
+    elif all(h.weak for h in hits):
+        screen.text(f"No paper states “{safe(args.query)}”; these are only the nearest (weak matches).")
+        screen.text()
+    width = len(str(len(hits))) + 1
     for i, h in enumerate(hits, start=1):
-        venue = f" · {h.venue}" if h.venue else ""
-        say(f"{i:2}. {h.title}{venue}  (score {h.score:.4f})\n    {printable(h.snippet, newlines=False)[:240]}")
+        head = Text(safe(h.title), BOLD)
+        year = str(h.year) if h.year and str(h.year) not in h.venue else ""
+        head.append("".join(f" · {safe(d)}" for d in (h.venue, year, h.url) if d), DIM)
+        head.append(f"  (score {h.score:.4f}{', weak match' if h.weak else ''})", DIM)
+        screen.hanging(f"{i}.".rjust(width), head)
+        body = Text(clip(safe(h.snippet), 300))
+        if h.code_urls:
+            body.append("  code: " + ", ".join(safe(u) for u in h.code_urls), DIM)
+        screen.hanging(" " * width, body)
     return 0
 
 
@@ -134,13 +158,29 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def line_editing() -> None:
+    """Arrow keys, editing and this session's history for ``input()`` on a terminal (the stdlib's readline; the
+    history stays in memory: questions are not written to disk)."""
+    if not sys.stdin.isatty():
+        return
+    try:
+        import readline
+    except ImportError:  # a Python built without it: plain input() still works
+        return
+    readline.set_auto_history(True)
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     from rag.api import ask_stream
     from rag.inputs import recent
 
+    from .terminal import Screen
+
     history: list[dict[str, Any]] = []
+    line_editing()
+    screen = Screen()
     print("askpapers chat: ask about the papers; a follow-up such as “Which of those…” narrows the last answer.")
-    print("Empty line or Ctrl-D to quit.\n")
+    print("Empty line or Ctrl-D to quit; ↑ and ↓ recall earlier questions.\n")
     while True:
         try:
             question = input("you> ").strip()
@@ -150,7 +190,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if not question or question in ("/quit", "/exit"):
             return 0
         try:
-            answer = _stream_answer(ask_stream(question, recent(history), mode=args.mode, filters=_filters(args)))
+            answer = _stream_answer(
+                ask_stream(question, recent(history), mode=args.mode, filters=_filters(args)), screen
+            )
         except AskPapersError as e:
             say(f"error: {e}\n")
             continue

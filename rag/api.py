@@ -25,7 +25,7 @@ from vectorstore.pipeline import ingest
 from vectorstore.text import content_stems
 from vectorstore.types import Filters, IngestReport, Paper
 
-from . import inputs
+from . import inputs, snippets
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
 from .cues import REQUEST_WORDS
@@ -151,22 +151,26 @@ class AskPapers:
         scope = inputs.filters_value(filters)
         if not content_stems(text):  # only stop-words, punctuation or emoji: nothing to rank the papers by
             return []
-        cands = self.parts.retriever.retrieve(self.search_query(text), scope)
+        q = self.read(text)
+        cands = self.parts.retriever.retrieve(search_query(q), scope)
         papers = self.index.papers([c.paper_id for c in cands[: n * 2]])
         # (a paper whose chunks were written but whose record was never committed is skipped)
-        hits = [
-            Hit.from_paper(papers[c.paper_id], c.score, c.snippet, c.similarity) for c in cands if c.paper_id in papers
-        ]
+        terms = content_stems(q.searched)
+        facets = q.facets if q.kind == "list" else []
+        topics = [f.all_spellings() for f in facets if not f.optional]  # what a paper must state to match
+        phrases = [s for f in facets for s in f.all_spellings()]
+        hits = []
+        for c in cands:
+            if (p := papers.get(c.paper_id)) is None:
+                continue
+            hit = Hit.from_paper(p, c.score, snippets.best_snippet(p, terms, phrases, c.snippet), c.similarity)
+            hit.weak = snippets.is_weak(p, terms, topics, c.similarity, self.settings.answer.dense_alone)
+            hits.append(hit)
         return hits[:n]
 
     def search_query(self, text: str) -> Query:
-        """What :meth:`search` searches for a cleaned question: for "Which papers use X?", X as typed (without its
-        wrapping) and the phrases that spell it; otherwise the question's searched words."""
-        q = self.read(text)
-        if q.kind == "list" and q.facets:
-            required = [f for f in q.facets if not f.optional]
-            return Query(core_text(q), tuple(q.alternatives), tuple(tuple(f.all_spellings()) for f in required))
-        return Query(q.searched)
+        """What :meth:`search` searches for a cleaned question (see :func:`search_query`)."""
+        return search_query(self.read(text))
 
     def ask(
         self,
@@ -306,6 +310,15 @@ def ask_stream(
 ) -> Iterator[str | Progress | Answer]:
     """Yield answer text pieces as they arrive, then the final, checked :class:`Answer`."""
     return default_app(settings).ask_stream(question, history, mode=mode, k=k, filters=filters)
+
+
+def search_query(q: QueryPlan) -> Query:
+    """What search looks for, from how the question was read: for "Which papers use X?", X as typed (without its
+    wrapping) and the phrases that spell it; otherwise the question's searched words."""
+    if q.kind == "list" and q.facets:
+        required = [f for f in q.facets if not f.optional]
+        return Query(core_text(q), tuple(q.alternatives), tuple(tuple(f.all_spellings()) for f in required))
+    return Query(q.searched)
 
 
 def search(

@@ -6,7 +6,9 @@
 - **CSV:** a cell that a spreadsheet would run as a formula (it begins with ``=``, ``+``, ``-``, ``@``, a tab or
   a carriage return) is prefixed with ``'``, as OWASP advises; the ``csv`` module does the quoting.
 - **BibTeX:** field values keep their text; a brace that would unbalance its field is written as
-  ``\\textbraceleft{}`` / ``\\textbraceright{}``. Keys are unique within a file and stable per paper.
+  ``\\textbraceleft{}`` / ``\\textbraceright{}``. ``author`` holds the authors (joined by ``and``), ``url`` the
+  paper's own page (never a code link), ``note`` the code links and the askpapers id. Keys
+  (first author's surname, year, first title word, a hash of the id) are stable per paper and unique within a file.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import csv
 import hashlib
 import io
 import re
+import unicodedata
 
 from vectorstore.text import STOPWORDS, tokens
 
@@ -34,9 +37,14 @@ def to_markdown(answer: Answer) -> str:
     for c in answer.citations:
         venue = f" — {md_inert(c.venue)}" if c.venue else ""
         lines.append(f"\\[{c.n}\\] **{md_inert(c.title)}**{venue}  ")
-        lines.append(f"> {md_inert(c.evidence)}")
+        if c.authors:
+            lines.append(f"{md_inert(', '.join(c.authors))}  ")
+        if paper_url(c):
+            lines.append(f"URL: {md_inert(paper_url(c))}  ")
         for url in c.code_urls:
             lines.append(f"Code: {md_inert(url)}  ")
+        lines.append("")
+        lines.append(f"> {md_inert(c.evidence)}")
         lines.append("")
     return "\n".join(lines)
 
@@ -50,10 +58,11 @@ def csv_cell(value: object) -> str:
 def to_csv(answer: Answer) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(["n", "paper_id", "title", "venue", "year", "score", "evidence", "url", "code_urls", "abstract"])
+    w.writerow(["n", "paper_id", "title", "authors", "venue", "year", "score", "evidence", "url", "code_urls",
+                "abstract"])  # fmt: skip
     for c in answer.citations:
-        row = [c.n, c.paper_id, c.title, c.venue, c.year or "", c.score, c.evidence, c.url, " ".join(c.code_urls),
-               c.abstract]  # fmt: skip
+        row = [c.n, c.paper_id, c.title, "; ".join(c.authors), c.venue, c.year or "", c.score, c.evidence, c.url,
+               " ".join(c.code_urls), c.abstract]  # fmt: skip
         w.writerow([csv_cell(v) for v in row])
     return buf.getvalue()
 
@@ -82,11 +91,28 @@ def bib_value(text: str) -> str:
     return "".join(out)
 
 
+def paper_url(c: Citation) -> str:
+    """The paper's own page: its ``url`` unless that is one of its code links."""
+    return c.url if c.url and c.url not in c.code_urls else ""
+
+
+def _ascii_word(text: str) -> str:
+    """Letters and digits of ``text`` folded to ASCII ("Müller" -> "muller")."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return "".join(ch for ch in folded.lower() if ch.isalnum())
+
+
 def bib_key(c: Citation) -> str:
-    """``word`` + year + a short hash of the paper id: stable for a paper, and readable."""
+    """First author's surname + year + first title word + a short hash of the paper id: readable, and stable."""
+    surname = _ascii_word(c.authors[0].split()[-1])[:20] if c.authors and c.authors[0].split() else ""
     words = [w for w in tokens(c.title) if w not in STOPWORDS and w.isascii() and w.isalnum()] or ["paper"]
     digest = hashlib.sha1(c.paper_id.encode("utf-8")).hexdigest()[:6]
-    return f"{words[0][:20]}{c.year or ''}-{digest}"
+    return f"{surname}{c.year or ''}{words[0][:20]}-{digest}"
+
+
+def bib_names(authors: list[str]) -> str:
+    """The ``author`` field: names joined by ``and``; a name that holds the word "and" is braced whole."""
+    return " and ".join(f"{{{a}}}" if "and" in a.lower().split() else a for a in authors)
 
 
 def to_bibtex(answer: Answer) -> str:
@@ -99,14 +125,18 @@ def to_bibtex(answer: Answer) -> str:
             n += 1
             key = f"{base}-{n}"
         used.add(key)
-        fields = [("title", c.title), ("abstract", c.abstract)]
+        fields = [("title", bib_value(c.title))]
+        if c.authors:
+            fields.append(("author", bib_names([bib_value(a) for a in c.authors])))
+        fields.append(("abstract", bib_value(c.abstract)))
         if c.venue:
-            fields.append(("booktitle", c.venue))
+            fields.append(("booktitle", bib_value(c.venue)))
         if c.year:
             fields.append(("year", str(c.year)))
-        if c.url or c.code_urls:
-            fields.append(("url", c.url or c.code_urls[0]))
-        fields.append(("note", f"askpapers id {c.paper_id}"))
-        body = ",\n".join(f"  {name} = {{{bib_value(value)}}}" for name, value in fields)
+        if paper_url(c):
+            fields.append(("url", bib_value(paper_url(c))))
+        code = f"Code: {', '.join(c.code_urls)}. " if c.code_urls else ""
+        fields.append(("note", bib_value(f"{code}askpapers id {c.paper_id}")))
+        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
         entries.append("@inproceedings{" + key + ",\n" + body + "\n}")
     return "\n\n".join(entries) + ("\n" if entries else "")

@@ -41,6 +41,7 @@ class Hit:
     url: str = ""
     code_urls: list[str] = field(default_factory=list)
     similarity: float = 0.0  # best chunk's cosine similarity to the query
+    weak: bool = False  # misses a topic of the query and is not close in meaning: only the nearest paper
 
     @classmethod
     def from_paper(cls, p: Paper, score: float, snippet: str = "", similarity: float = 0.0) -> Hit:
@@ -67,6 +68,7 @@ class Citation:
     code_urls: list[str] = field(default_factory=list)
     year: int | None = None
     sentences: list[str] = field(default_factory=list)  # every evidence sentence (one per facet), verbatim
+    authors: list[str] = field(default_factory=list)
 
     @classmethod
     def from_paper(cls, n: int, p: Paper, evidence: str | list[str], score: float) -> Citation:
@@ -76,7 +78,7 @@ class Citation:
             raise ValueError("evidence must be verbatim sentences of the abstract")
         return cls(n=n, paper_id=p.paper_id, title=p.title, evidence=sentences[0], abstract=p.abstract,
                    score=round(score, 4), venue=p.venue, url=p.url, code_urls=list(p.code_urls),
-                   year=p.year, sentences=sentences)  # fmt: skip
+                   year=p.year, sentences=sentences, authors=list(p.authors))  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

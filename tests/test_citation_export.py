@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
@@ -108,3 +110,124 @@ def test_markdown_export_is_inert() -> None:
 @given(st.lists(st.sampled_from([*"ab [](){}<>!&`\\*_:/#\n", "http://x.y/z.png", "<img src=x>"])).map("".join))
 def test_md_inert_never_forms_a_link_image_or_html(text: str) -> None:
     assert _active_tokens(md_inert(text)) == []
+
+
+# -- authors, the paper's own URL, code links and keys (issue 16) ---------------------------------------------------
+
+GITHUB = "https://github.com/example/repo"
+
+
+def authored(n: int, title: str, authors: list[str], url: str = "", code: list[str] | None = None) -> Citation:
+    return Citation(n=n, paper_id=f"hand:{n}", title=title, evidence="An abstract.", abstract="An abstract.",
+                    score=0.5, venue="ICML 2024", year=2024, url=url, code_urls=code or [],
+                    authors=authors)  # fmt: skip
+
+
+HAND = [
+    authored(1, "Braces } in a title", ["Hao Dai", "Yang Liu"], "https://openreview.net/forum?id=a1", [GITHUB]),
+    authored(2, "Code link only", ["Jürgen Müller", "Anna {K} Smith}"], "", [GITHUB]),
+    authored(3, "A GitHub page as the URL", ["Barnes and Noble"], GITHUB, [GITHUB]),
+    authored(4, "No authors at all", [], "https://arxiv.org/abs/2401.00001"),
+    authored(5, "Same surname, year and word", ["Hao Dai"], "https://openreview.net/forum?id=a5"),
+    authored(6, "Same surname, year and word", ["Hao Dai"], "https://openreview.net/forum?id=a6"),
+]
+
+
+def _bib_entries(cites: list[Citation]) -> list[dict[str, str]]:
+    import bibtexparser
+    from bibtexparser.bparser import BibTexParser
+
+    db = bibtexparser.loads(to_bibtex(answer(cites)), parser=BibTexParser(common_strings=False))
+    assert len(db.entries) == len(cites)
+    return list(db.entries)
+
+
+def _unbrace(value: str) -> str:
+    return value.replace("\\textbraceright{}", "}").replace("\\textbraceleft{}", "{")
+
+
+def _check_bib(cites: list[Citation]) -> list[dict[str, str]]:
+    entries = _bib_entries(cites)
+    keys = [e["ID"] for e in entries]
+    assert len(set(keys)) == len(keys), "every key is unique within the file"
+    for c, e in zip(cites, entries, strict=True):
+        if c.authors:
+            names = [_unbrace(n.strip()) for n in e["author"].split(" and ") if n.strip()]
+            # a name holding the word "and" is braced whole, so it is one name
+            joined = " and ".join(names)
+            assert joined.replace("{Barnes and Noble}", "Barnes and Noble") == " and ".join(c.authors)
+        else:
+            assert "author" not in e
+        if c.url and c.url not in c.code_urls:
+            assert e["url"] == c.url
+        else:
+            assert "url" not in e, "a code link is never the paper's url"
+        for link in c.code_urls:
+            assert link in e["note"]
+        assert c.paper_id in e["note"] and _unbrace(e["title"]) == c.title
+    return entries
+
+
+def test_bibtex_has_authors_the_paper_url_and_code_links_in_note() -> None:
+    entries = _check_bib(HAND)
+    assert entries[0]["ID"].startswith("dai2024braces-")
+    assert entries[1]["ID"].startswith("muller2024code-")
+    assert entries[4]["ID"] != entries[5]["ID"]
+
+
+def test_csv_has_authors_and_reads_back() -> None:
+    rows = list(csv.DictReader(io.StringIO(to_csv(answer(HAND)))))
+    assert [r["authors"] for r in rows] == ["; ".join(c.authors) for c in HAND]
+    assert [r["url"] for r in rows] == [c.url for c in HAND]
+    assert [r["code_urls"] for r in rows] == [" ".join(c.code_urls) for c in HAND]
+    assert [r["title"] for r in rows] == [c.title for c in HAND]
+
+
+def _rendered_text(markdown: str) -> str:
+    """What a Markdown viewer shows, as plain text."""
+    out = []
+    for tok in MarkdownIt("commonmark").parse(markdown):
+        for child in tok.children or []:
+            if child.type in ("text", "code_inline"):
+                out.append(child.content)
+            elif child.type in ("softbreak", "hardbreak"):
+                out.append("\n")
+        out.append("\n")
+    return "".join(out)
+
+
+def test_markdown_shows_titles_authors_urls_and_evidence_as_text() -> None:
+    cites = [*HAND, *(citation(20 + i, t, abstract=f"Quote {t} here.") for i, t in enumerate(HOSTILE_TITLES))]
+    md = to_markdown(answer(cites))
+    assert _active_tokens(md) == []
+    shown = " ".join(_rendered_text(md).split())  # (a line break in a title is a space on screen)
+    for c in cites:
+        assert " ".join(c.title.split()) in shown, c.title
+        assert " ".join(c.evidence.split()) in shown, c.evidence
+        assert all(a in shown for a in c.authors)
+        if c.url and c.url not in c.code_urls:
+            assert f"URL: {c.url}" in shown
+        for link in c.code_urls:
+            assert f"Code: {link}" in shown
+
+
+ICML2024 = Path("/work/shared/datasets/conference/icml2024.jsonl")
+
+
+@pytest.mark.skipif(not ICML2024.exists(), reason="needs the shared ICML 2024 corpus")
+def test_bibtex_of_49_icml_2024_papers_reads_back_with_unique_keys(tmp_path: Path) -> None:
+    from vectorstore.parse import parse_file
+    from vectorstore.text import sentences
+
+    with ICML2024.open(encoding="utf-8") as fh:
+        lines = [line for _, line in zip(range(49), fh, strict=False)]
+    subset = tmp_path / "icml49.jsonl"
+    subset.write_text("".join(lines), encoding="utf-8")
+    papers, _ = parse_file(subset)
+    assert len(papers) == 49
+    cites = [Citation.from_paper(n, p, sentences(p.abstract)[0], 0.5) for n, p in enumerate(papers, start=1)]
+    assert sum(bool(c.authors) for c in cites) >= 40  # the data has authors, so the file does
+    entries = _check_bib(cites)
+    for c, e in zip(cites, entries, strict=True):
+        assert " ".join(_unbrace(e["abstract"]).split()) == " ".join(c.abstract.split())
+        assert e["booktitle"] == c.venue and e["year"] == str(c.year)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -52,7 +54,8 @@ def test_ask_json(cli_store: Path) -> None:
 
 def test_ask_text_and_search(cli_store: Path) -> None:
     proc = run(["ask", "Which papers are about reservoir computing?"], cli_store)
-    assert "Found 1 paper" in proc.stdout and "[1] Parallel Echo State Network (ParalESN)" in proc.stdout
+    assert "Found 1 paper" in proc.stdout and "1. Parallel Echo State Network (ParalESN) [1]" in proc.stdout
+    assert proc.stdout.count("Parallel Echo State Network") == 1 and "[1] ICML 2026" in proc.stdout  # title once
     proc = run(["search", "contextual bandits paid observations", "--k", "3", "--json"], cli_store)
     results = json.loads(proc.stdout)["results"]
     assert (
@@ -88,3 +91,87 @@ def test_bad_input_is_one_line_and_nonzero(tmp_path: Path, cli_store: Path, args
     assert proc.returncode != 0
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+# -- flags and errors (issue 16) ------------------------------------------------------------------------------------
+
+
+def test_version_prints_the_package_version(tmp_path: Path) -> None:
+    from importlib.metadata import version
+
+    proc = run(["--version"], tmp_path)
+    assert proc.stdout.strip() == f"askpapers {version('askpapers')}"
+
+
+@pytest.mark.parametrize("where", ["gold", "corpus"])
+def test_eval_of_a_missing_file_says_file_not_found(tmp_path: Path, where: str) -> None:
+    missing = tmp_path / "no-such-file.jsonl"
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(json.dumps({"kind": "list", "question": "q"}) + "\n", encoding="utf-8")
+    args = [str(missing)] if where == "gold" else [str(gold), "--corpus", str(missing)]
+    proc = run(["eval", *args], tmp_path, ok=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr == f"askpapers: error: file not found: {missing}\n"
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        yield s.getsockname()[1]
+
+
+def test_serve_on_a_busy_port_says_so_and_suggests_port(tmp_path: Path, busy_port: int) -> None:
+    proc = run(["serve", "--port", str(busy_port)], tmp_path, ok=False)
+    assert proc.returncode == 1 and "internal error" not in proc.stderr
+    assert proc.stderr.count("\n") == 1
+    assert f"port {busy_port} on 127.0.0.1 is already in use" in proc.stderr and "--port" in proc.stderr
+
+
+def test_serve_maps_gradios_busy_port_error(
+    tmp_path: Path, busy_port: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The port taken between the check and Gradio's own bind: Gradio's OSError is said the same way."""
+    from ui import cli
+
+    monkeypatch.setenv("ASKPAPERS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ASKPAPERS_DEFAULT_CORPUS", str(CORPUS))
+    monkeypatch.setattr(cli, "port_free", lambda host, port: True, raising=False)  # the check passed a moment before
+    from rag.settings import get_settings
+
+    get_settings.cache_clear()
+    try:
+        assert cli.main(["serve", "--port", str(busy_port)]) == 1
+    finally:
+        get_settings.cache_clear()
+    err = capsys.readouterr().err
+    assert f"port {busy_port} on 127.0.0.1 is already in use" in err and "internal error" not in err
+
+
+def test_ingest_progress_moves_inside_the_first_batch(tmp_path: Path) -> None:
+    import re
+
+    proc = run(["ingest", str(CORPUS), "--progress"], tmp_path)
+    shown = [int(n) for n in re.findall(r"\b(\d+)/38\b", proc.stderr)]
+    assert shown and shown[0] == 0 and any(0 < n < 38 for n in shown), proc.stderr[-500:]
+
+
+def test_ingest_rerun_says_nothing_to_do(cli_store: Path) -> None:
+    proc = run(["ingest", str(CORPUS), "--no-progress"], cli_store)
+    assert proc.stdout == "nothing to do: all 38 papers are already indexed; store holds 38 papers\n"
+
+
+def test_ingest_of_a_csv_without_abstracts_fails_and_changes_nothing(tmp_path: Path, cli_store: Path) -> None:
+    bad = tmp_path / "titles.csv"
+    bad.write_text("id,title,venue\n1,A title,ICML 2024\n", encoding="utf-8")
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"id": "narwhal", "abstract": "Narwhal tusks sense salinity."}) + "\n", encoding="utf-8")
+    proc = run(["ingest", str(good), str(bad), "--no-progress"], cli_store, ok=False)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith(f"askpapers: error: {bad}: no paper found: no 'abstract' or 'text' column")
+    assert proc.stderr.count("\n") == 1
+    report = json.loads(run(["ingest", str(CORPUS), "--json"], cli_store).stdout)
+    assert report["total_papers"] == 38, "nothing was written"
+    proc = run(["ingest", str(bad), "--skip-bad", "--no-progress"], cli_store)
+    assert "1 skipped" in proc.stdout and f"skipped {bad}:2: record has no abstract" in proc.stderr

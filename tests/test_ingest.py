@@ -204,3 +204,63 @@ def test_each_committed_batch_is_seen_by_a_running_app(tmp_path, fresh_settings,
     assert (report.unchanged, report.added) == (2, 4)
     quokkas = {h.paper_id for h in app.search("quokka Rottnest", k=10) if "quokka" in h.abstract}
     assert quokkas == {f"p{i}" for i in range(1, 5)}
+
+
+# -- progress, re-runs and files without papers (issue 16) ----------------------------------------------------------
+
+
+def test_progress_is_reported_within_the_first_batch(fresh_settings, embedder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """All 38 papers fit one batch (one commit): progress still moves before that commit, paper by paper."""
+    assert fresh_settings.store.batch_size >= 38
+    reports: list[tuple[int, int]] = []
+    seen_at_commit: list[int] = []
+    real_write = Store.write
+
+    def write(self, items, old_counts):  # type: ignore[no-untyped-def]
+        seen_at_commit.append(len(reports))
+        return real_write(self, items, old_counts)
+
+    monkeypatch.setattr(Store, "write", write)
+    ingest(
+        [CORPUS],
+        fresh_settings.store,
+        progress=False,
+        embedder=embedder,
+        on_progress=lambda d, t: reports.append((d, t)),
+    )
+    assert reports[-1] == (38, 38) and all(t == 38 for _, t in reports)
+    done = [d for d, _ in reports]
+    assert done == sorted(done) and len(set(done)) == len(done)
+    assert any(0 < d < 38 for d in done), "progress shown inside the batch"
+    assert seen_at_commit == [len(reports)], "one commit, after every report"
+
+
+def test_rerun_says_nothing_to_do(fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    again = ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    assert again.summary() == "nothing to do: all 38 papers are already indexed; store holds 38 papers"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "missing"),
+    [
+        ("no-abstract.csv", "id,title,venue\n1,A title,ICML\n2,Another,ICML\n", "no 'abstract' or 'text' column"),
+        ("no-abstract.jsonl", json.dumps({"id": "x", "title": "Only a title"}) + "\n", "no 'abstract' or 'text' field"),
+        ("empty-abstracts.csv", "id,abstract\n1,\n2,  \n", "the abstracts of all 2 records are empty"),
+        ("header-only.csv", "id,title,abstract\n", "no records found"),
+    ],
+)
+def test_a_file_without_papers_is_an_error_unless_skip_bad(  # type: ignore[no-untyped-def]
+    tmp_path, fresh_settings, embedder, name: str, text: str, missing: str
+) -> None:
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    before = sorted(_chunk_ids(fresh_settings, embedder))
+    bad = tmp_path / name
+    bad.write_text(text, encoding="utf-8")
+    good = _write_jsonl(tmp_path / "good.jsonl", [{"id": "new", "abstract": "Narwhal tusks sense salinity."}])
+    with pytest.raises(InputError) as e:
+        ingest([good, bad], fresh_settings.store, progress=False, embedder=embedder)
+    assert str(e.value).startswith(f"{bad}: ") and missing in str(e.value) and "--skip-bad" in str(e.value)
+    assert sorted(_chunk_ids(fresh_settings, embedder)) == before, "the store is unchanged"
+    report = ingest([good, bad], fresh_settings.store, skip_bad=True, progress=False, embedder=embedder)
+    assert report.added == 1 and report.total_papers == 39

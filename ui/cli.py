@@ -6,9 +6,11 @@ Heavy modules (chromadb, onnxruntime) are imported only by the commands that nee
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import re
+import socket
 import sys
 import traceback
 from collections.abc import Sequence
@@ -41,49 +43,55 @@ def say(text: str = "", end: str = "\n", file: Any = None) -> None:
     print(printable(text), end=end, file=file or sys.stdout, flush=end == "")
 
 
-def _stream_answer(items: Any) -> Any:
-    """Print generated text as it arrives; return the final Answer (printed by _print_answer)."""
+def _stream_answer(items: Any, screen: Any = None) -> Any:
+    """Show an answer's progress as it is made, then the answer itself, rendered once; return the Answer."""
     from rag.types import Answer, Progress
 
-    shown: list[str] = []
+    from .terminal import Screen
+
+    screen = screen or Screen()
+    writing = False
     for item in items:
         if isinstance(item, Progress):  # long work, on stderr so that stdout stays the answer
             say(f"[{item.text}]", file=sys.stderr)
-            continue
-        if isinstance(item, Answer):
-            if shown:
-                say("\n")
-            if shown and "".join(shown).strip() == item.text.strip():
-                _print_answer(item, False, text=False)
-            else:
-                if shown:
-                    say("Checked answer:\n" if item.mode == "llm" else "")
-                _print_answer(item, False)
+        elif isinstance(item, Answer):
+            _print_answer(item, False, screen)
             return item
-        if item and (shown or item.strip()) and not isinstance(item, Answer):
-            shown.append(item)
-            say(item, end="")
+        elif item and item.strip() and not writing and screen.terminal and sys.stderr.isatty():
+            writing = True  # the text is shown whole when it is checked: say meanwhile that it is coming
+            say("[writing the answer…]", file=sys.stderr)
     return None
 
 
-def _print_answer(answer: Any, as_json: bool, text: bool = True) -> None:
+def _print_answer(answer: Any, as_json: bool, screen: Any = None) -> None:
     if as_json:
         json_out(answer.to_dict())
         return
-    if text:
-        say(answer.text)
+    from rich.text import Text
+
+    from .terminal import BOLD, DIM, Screen, plain, safe
+
+    screen = screen or Screen()
+    screen.markdown(answer.text)
     for flag in answer.unsupported:
-        say(f"\nUnsupported by the cited papers: {flag}")
+        screen.text(Text("Unsupported by the cited papers: ").append(safe(flag)), gap=True)
     for note in answer.notices:
-        say(f"\nNote: {note}")
+        screen.text(Text("Note: ").append(safe(note)), gap=True)
     if answer.citations:
-        say()
+        shown = plain(answer.text)
+        screen.text(Text("Sources", BOLD), gap=True)
         for c in answer.citations:
-            where = f" · {c.venue}" if c.venue else ""
-            code = f" · code: {', '.join(c.code_urls)}" if c.code_urls else ""
-            say(f"[{c.n}] {c.title}{where}{code}")
+            line = Text()
+            if safe(c.title) not in shown:  # a title the answer already names is not repeated
+                line.append(safe(c.title), BOLD)
+            details = [safe(x) for x in (c.venue, c.url) if x]
+            if c.code_urls:
+                details.append("code: " + ", ".join(safe(u) for u in c.code_urls))
+            if details:
+                line.append(" · " if line.plain else "").append(" · ".join(details), DIM if line.plain else None)
+            screen.hanging(f"[{c.n}]", line)
     if answer.mode == "llm":
-        say(f"\n{answer.footer()}")
+        screen.text(Text(answer.footer(), DIM), gap=True)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -114,11 +122,29 @@ def cmd_search(args: argparse.Namespace) -> int:
     if args.json:
         json_out({"query": args.query, "results": [h.to_dict() for h in hits]})
         return 0
+    from rich.text import Text
+
+    from rag.snippets import clip
+
+    from .terminal import BOLD, DIM, Screen, safe
+
+    screen = Screen()
     if not hits:
-        print("No papers found.")
+        screen.text("No papers found.")
+    elif all(h.weak for h in hits):
+        screen.text(f"No paper states “{safe(args.query)}”; these are only the nearest (weak matches).")
+        screen.text()
+    width = len(str(len(hits))) + 1
     for i, h in enumerate(hits, start=1):
-        venue = f" · {h.venue}" if h.venue else ""
-        say(f"{i:2}. {h.title}{venue}  (score {h.score:.4f})\n    {printable(h.snippet, newlines=False)[:240]}")
+        head = Text(safe(h.title), BOLD)
+        year = str(h.year) if h.year and str(h.year) not in h.venue else ""
+        head.append("".join(f" · {safe(d)}" for d in (h.venue, year, h.url) if d), DIM)
+        head.append(f"  (score {h.score:.4f}{', weak match' if h.weak else ''})", DIM)
+        screen.hanging(f"{i}.".rjust(width), head)
+        body = Text(clip(safe(h.snippet), 300))
+        if h.code_urls:
+            body.append("  code: " + ", ".join(safe(u) for u in h.code_urls), DIM)
+        screen.hanging(" " * width, body)
     return 0
 
 
@@ -132,13 +158,29 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def line_editing() -> None:
+    """Arrow keys, editing and this session's history for ``input()`` on a terminal (the stdlib's readline; the
+    history stays in memory: questions are not written to disk)."""
+    if not sys.stdin.isatty():
+        return
+    try:
+        import readline
+    except ImportError:  # a Python built without it: plain input() still works
+        return
+    readline.set_auto_history(True)
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     from rag.api import ask_stream
     from rag.inputs import recent
 
+    from .terminal import Screen
+
     history: list[dict[str, Any]] = []
+    line_editing()
+    screen = Screen()
     print("askpapers chat: ask about the papers; a follow-up such as “Which of those…” narrows the last answer.")
-    print("Empty line or Ctrl-D to quit.\n")
+    print("Empty line or Ctrl-D to quit; ↑ and ↓ recall earlier questions.\n")
     while True:
         try:
             question = input("you> ").strip()
@@ -148,7 +190,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
         if not question or question in ("/quit", "/exit"):
             return 0
         try:
-            answer = _stream_answer(ask_stream(question, recent(history), mode=args.mode, filters=_filters(args)))
+            answer = _stream_answer(
+                ask_stream(question, recent(history), mode=args.mode, filters=_filters(args)), screen
+            )
         except AskPapersError as e:
             say(f"error: {e}\n")
             continue
@@ -165,6 +209,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from rag.settings import get_settings
     from vectorstore.errors import InputError
 
+    for path in (args.gold, *(args.corpus or ()), args.pool, args.qrels):
+        if path is not None and not path.exists():
+            raise InputError(f"file not found: {path}")
     cache = args.cache or default_cache()
     kind = detect(args.gold)
     if kind == "dev":
@@ -188,10 +235,51 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+class PortInUseError(AskPapersError):
+    """The web app's port is taken."""
+
+    def __init__(self, host: str, port: int) -> None:
+        super().__init__(
+            f"port {port} on {host} is already in use (another askpapers serve?); "
+            f"choose another with --port, e.g. `askpapers serve --port {port + 1 if port < 65535 else 8000}`"
+        )
+
+
+def port_free(host: str, port: int) -> bool:
+    """Whether ``host:port`` can be bound now (a port of 0 lets the system choose: always free)."""
+    if port == 0:
+        return True
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        return True  # an unknown host is the server's error to report
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds: TIME_WAIT is no conflict
+        try:
+            s.bind(address)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                return False
+    return True
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    from rag.settings import get_settings
+
+    ui = get_settings().ui
+    host = args.host or ui.host
+    port = args.port if args.port is not None else ui.port
+    if not port_free(host, port):  # before the store opens and Gradio starts
+        raise PortInUseError(host, port)
     from .app import launch
 
-    launch(host=args.host, port=args.port, share=args.share)
+    try:
+        launch(host=args.host, port=args.port, share=args.share)
+    except OSError as e:  # taken meanwhile: Gradio says "Cannot find empty port in range: 7860-7860"
+        if e.errno == errno.EADDRINUSE or "empty port" in str(e):
+            raise PortInUseError(host, port) from None
+        raise
     return 0
 
 
@@ -261,15 +349,37 @@ def _tool_commands(sub: Any) -> None:
     sp.set_defaults(func=cmd_eval)
     sp = sub.add_parser("serve", help="start the web app (Gradio) at http://127.0.0.1:7860")
     sp.add_argument("--host", default=None, help="interface to bind (default: ASKPAPERS_HOST or 127.0.0.1)")
-    sp.add_argument("--port", type=int, default=None, help="port (default: ASKPAPERS_PORT or 7860)")
+    sp.add_argument("--port", type=_port, default=None, help="port (default: ASKPAPERS_PORT or 7860)")
     sp.add_argument("--share", action="store_true", help="also open a public Gradio share link (off by default)")
     sp.set_defaults(func=cmd_serve)
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {port}")
+    return port
+
+
+def version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("askpapers")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="askpapers", description="Cited answers about research papers from their abstracts."
     )
+    p.add_argument("--version", action="version", version=f"askpapers {version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _corpus_commands(sub)
     _question_commands(sub)

@@ -333,7 +333,7 @@ def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None
     records: Iterable[tuple[int, dict[str, Any] | None]]
     if suffix == ".jsonl":  # read line by line: embedded corpora are large
         records = parse_jsonl(path, read_lines(path), skip_bad, messages)
-        return _papers(path, records, messages)
+        return _papers(path, records, messages, skip_bad)
     if suffix not in (".json", ".csv", ".txt", ""):
         raise InputError(f"{path}: unsupported file type '{suffix}' (use .txt, .jsonl, .json or .csv)")
     text = read_text(path)
@@ -345,25 +345,47 @@ def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None
         records = parse_csv(path, text)
     else:
         records = parse_txt(path, text)
-    return _papers(path, records, messages)
+    return _papers(path, records, messages, skip_bad)
 
 
 def _papers(
-    path: Path, records: Iterable[tuple[int, dict[str, Any] | None]], messages: list[str]
+    path: Path, records: Iterable[tuple[int, dict[str, Any] | None]], messages: list[str], skip_bad: bool = False
 ) -> tuple[list[Paper], int]:
+    """The papers of a file's records. A file that yields none is an error naming what is missing (with
+    ``skip_bad``: its records are skipped and counted)."""
     papers: list[Paper] = []
     skipped = 0
+    fields: set[str] = set()  # the field names the records had
+    bad = 0  # records that were malformed (skipped with skip_bad)
     for lineno, rec in records:
         if rec is None:
             skipped += 1
+            bad += 1
             continue
+        fields.update(k for k, v in rec.items() if v not in (None, ""))
         paper = to_paper(rec, f"{path}:{lineno}", str(path))
         if paper is None:
             skipped += 1
             messages.append(f"skipped {path}:{lineno}: record has no abstract")
         else:
             papers.append(paper)
+    if not papers and not skip_bad:
+        raise InputError(f"{path}: {_no_paper(path, fields, skipped - bad)}; fix the file or pass --skip-bad")
     return papers, skipped
+
+
+def _no_paper(path: Path, fields: set[str], records: int) -> str:
+    """Why a file yielded no paper, in words: the column or field that is missing."""
+    suffix = path.suffix.lower()
+    if suffix in (".txt", ""):
+        return "no abstract found (only a header line)"
+    if not records:
+        return "no records found"
+    if "abstract" in fields or "text" in fields:
+        return f"no paper found: the abstracts of all {records} records are empty"
+    what = "column" if suffix == ".csv" else "field"
+    has = ", ".join(sorted(fields)[:8]) or "none"
+    return f"no paper found: no 'abstract' or 'text' {what} (the records have: {has})"
 
 
 def parse_paths(paths: Iterable[str | os.PathLike[str]], *, skip_bad: bool = False) -> ParseResult:

@@ -47,10 +47,16 @@ def ingest_lock(settings: StoreSettings, wait: bool = True) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+EMBED_SLICE = 32  # texts embedded between two progress reports (the embedder runs them in batches of 8)
+Report = Callable[[int], None]  # called with the number of papers just finished
+
+
 def progress_bar(total: int, show: bool | None) -> object:
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, unit="paper", desc="Ingesting", disable=(None if show is None else not show), leave=False)
+    # every report is drawn: they come once per EMBED_SLICE chunks, a fraction of a second apart
+    return tqdm(total=total, unit="paper", desc="Ingesting", disable=(None if show is None else not show),
+                leave=False, mininterval=0, miniters=1)  # fmt: skip
 
 
 class _CachedCounter:
@@ -131,16 +137,42 @@ def precomputed_chunks(
     return out
 
 
+def _embed_reporting(texts: list[str], sizes: list[int], embedder: Embedder, report: Report | None) -> np.ndarray:
+    """Embed ``texts`` (the chunks of papers with ``sizes`` chunks each, in order), reporting each paper finished
+    after every slice of :data:`EMBED_SLICE` chunks."""
+    if report is None or len(texts) <= EMBED_SLICE:
+        vectors = embedder.embed(texts)
+        if report is not None and sizes:
+            report(len(sizes))
+        return vectors
+    parts: list[np.ndarray] = []
+    ends = np.cumsum(sizes)  # the chunk count at which each paper is complete
+    finished = 0
+    for start in range(0, len(texts), EMBED_SLICE):
+        parts.append(embedder.embed(texts[start : start + EMBED_SLICE]))
+        now = int(np.searchsorted(ends, start + len(parts[-1]), side="right"))
+        if now > finished:
+            report(now - finished)
+            finished = now
+    return np.concatenate(parts)
+
+
 def embed_batch(
     batch: list[Paper],
     embedder: Embedder,
     settings: StoreSettings,
     given: dict[str, tuple[list[Chunk], np.ndarray]] | None = None,
+    report: Report | None = None,
 ) -> list[tuple[Paper, list[Chunk], np.ndarray]]:
-    """Chunk and embed a batch of papers (or take their precomputed vectors): papers, chunks, vectors."""
+    """Chunk and embed a batch of papers (or take their precomputed vectors): papers, chunks, vectors.
+
+    ``report`` is told, as the embedding goes, how many more papers are done (the precomputed ones at once).
+    """
     given = given or {}
+    if report is not None and any(p.paper_id in given for p in batch):
+        report(sum(p.paper_id in given for p in batch))
     items, texts = chunk_batch([p for p in batch if p.paper_id not in given], embedder, settings)
-    vectors = embedder.embed(texts)
+    vectors = _embed_reporting(texts, [len(chunks) for _, chunks in items], embedder, report)
     computed, offset = {}, 0
     for p, chunks in items:
         computed[p.paper_id] = (p, chunks, vectors[offset : offset + len(chunks)])
@@ -181,23 +213,31 @@ def _to_write(
 
 def _write(
     store: Store, todo: list[Paper], old_counts: dict[str, int], embedder: Embedder, settings: StoreSettings,
-    report: IngestReport, progress: bool | None,
+    report: IngestReport, progress: bool | None, on_progress: Callable[[int, int], None] | None = None,
 ) -> None:  # fmt: skip
-    """Embed and write ``todo`` one batch (one commit) at a time."""
+    """Embed and write ``todo`` one batch (one commit) at a time, reporting papers embedded as they are."""
     given = precomputed_chunks(todo, embedder, settings)
     # Papers of similar length share a batch, so the embedder's length-sorted sub-batches pad less.
     todo.sort(key=lambda p: len(p.abstract) + (0 if p.title_derived else len(p.title)))
     bar = progress_bar(len(todo), progress)
+    done = 0
+
+    def embedded(n: int) -> None:
+        nonlocal done
+        done += n
+        bar.update(n)  # type: ignore[attr-defined]
+        if on_progress is not None:
+            on_progress(done, len(todo))
+
     try:
         for start in range(0, len(todo), settings.batch_size):
             batch = todo[start : start + settings.batch_size]
-            written = embed_batch(batch, embedder, settings, given)
+            written = embed_batch(batch, embedder, settings, given, embedded)
             # one commit per batch: a killed ingest resumes after the last committed batch
             store.write(written, old_counts)
             # every batch changes the revision marker, so a reader in another process sees each one
             store.bump_revision()
             report.chunks += sum(len(chunks) for _, chunks, _ in written)
-            bar.update(len(batch))  # type: ignore[attr-defined]
     except StoreError:
         raise
     except Exception as e:
@@ -214,10 +254,12 @@ def ingest(
     progress: bool | None = None,
     embedder: Embedder | None = None,
     titler: Titler | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> IngestReport:
     """Ingest corpus files or folders into the store and report what changed.
 
     ``titler``, if given, titles the new or changed papers that came without a title (see :data:`Titler`).
+    ``on_progress(done, total)`` is called as papers are embedded (every few dozen chunks), before each commit.
 
     Every file is parsed before anything is written, so a bad file leaves the store as it was.
     Re-ingesting the same files changes nothing; a changed abstract replaces its old chunks.
@@ -230,7 +272,8 @@ def ingest(
         store = Store(settings, embedder.embedder_id, embedder.dim)
         existing = store.stored()
         todo = _to_write(parsed.papers, existing, report, titler)
-        _write(store, todo, {pid: s.n_chunks for pid, s in existing.items()}, embedder, settings, report, progress)
+        old_counts = {pid: s.n_chunks for pid, s in existing.items()}
+        _write(store, todo, old_counts, embedder, settings, report, progress, on_progress)
         if not todo and not lexical_path(settings).exists():
             store.bump_revision()
         try:

@@ -78,6 +78,12 @@ class IngestReport:
     messages: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
+        if not (self.added or self.updated):  # a re-run: no rate to speak of
+            done = (
+                f"all {self.unchanged} papers are already indexed" if self.unchanged else "the input holds no new paper"
+            )
+            skipped = f" ({self.skipped} skipped)" if self.skipped else ""
+            return f"nothing to do: {done}{skipped}; store holds {self.total_papers} papers"
         rate = (self.added + self.updated) / self.seconds if self.seconds > 0 else 0.0
         return (
             f"{self.added} added, {self.updated} updated, {self.unchanged} unchanged, "

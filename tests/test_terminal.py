@@ -1,0 +1,164 @@
+"""What `ask`, `search` and `chat` print: on a terminal (a real pseudo-terminal here) wrapped, styled, inert text;
+through a pipe plain text; quotes verbatim either way; search snippets whole sentences, weak results marked."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import CORPUS, make_settings
+from vectorstore.text import sentences
+
+ASKPAPERS = Path(sys.executable).parent / "askpapers"
+SGR = re.compile(r"\x1b\[[0-9;]*m")
+CODE_LINE = "Our code is available at: https://github.com/capy/grooming."
+CAPY = {
+    "id": "capy",
+    "title": "Capybara grooming networks with [bold]markup[/bold] & **stars**",
+    "authors": "Ana Ruiz; Bo Li",
+    "url": "https://openreview.net/forum?id=capy",
+    "abstract": (
+        f"{CODE_LINE} Capybara grooming networks are studied with a $4\\times$ faster sampler and "
+        "\\textbf{bold} claims, *stars*, [bold]rich markup[/bold], &amp; entities, <b>tags</b> and `ticks`. "
+        "The grooming graph of \x1b]52;c;ZXZpbA==\x07 wild capybaras is measured over many long field seasons by "
+        "careful volunteers who record every single grooming bout between every pair of animals in the herd."
+    ),
+}
+QUESTION = "Which papers study capybara grooming networks?"
+COLUMNS = 80
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> dict[str, str]:
+    from vectorstore.pipeline import ingest
+
+    d = tmp_path_factory.mktemp("terminal")
+    f = d / "capy.jsonl"
+    f.write_text(json.dumps(CAPY) + "\n", encoding="utf-8")
+    settings = make_settings(d / "store")
+    if settings.store.mode != "embedded":
+        pytest.skip("the CLI runs against the embedded store here")
+    ingest([CORPUS, f], settings.store, progress=False, embedder=embedder)
+    return {**os.environ, "ASKPAPERS_DATA_DIR": str(settings.store.data_dir),
+            "ASKPAPERS_COLLECTION": settings.store.collection, "COLUMNS": str(COLUMNS)}  # fmt: skip
+
+
+def piped(args: list[str], env: dict[str, str]) -> str:
+    proc = subprocess.run([str(ASKPAPERS), *args], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def in_terminal(args: list[str], env: dict[str, str], keys: list[bytes] = (), prompt: bytes = b"you> ") -> str:  # type: ignore[assignment]
+    """Run the command on a pseudo-terminal COLUMNS wide; type each of ``keys`` after each ``prompt``."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, COLUMNS, 0, 0))
+    proc = subprocess.Popen([str(ASKPAPERS), *args], stdin=slave, stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    out = b""
+    todo = list(keys)
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            if todo and out.count(prompt) > len(keys) - len(todo):
+                os.write(master, todo.pop(0))
+            if proc.poll() is not None and not ready:
+                break
+    finally:
+        os.close(master)
+        proc.wait(timeout=60)
+    assert proc.returncode == 0, out.decode("utf-8", "replace")[-2000:]
+    return out.decode("utf-8")
+
+
+def _evidence(env: dict[str, str]) -> list[dict[str, Any]]:
+    data = json.loads(piped(["ask", QUESTION, "--json"], env))
+    assert data["citations"] and data["citations"][0]["paper_id"] == "capy"
+    return list(data["citations"])
+
+
+def _check_inert(text: str) -> None:
+    rest = SGR.sub("", text)
+    for bad in ("\x1b", "\x07", "\x9b", "\u202e"):
+        assert bad not in rest, repr(bad)
+
+
+def test_piped_ask_is_plain_text_with_verbatim_quotes_and_urls(env: dict[str, str]) -> None:
+    out = piped(["ask", QUESTION], env)
+    _check_inert(out)
+    assert "\x1b" not in out, "no styling through a pipe"
+    for c in _evidence(env):
+        assert c["evidence"].replace("\x1b]52;c;ZXZpbA==\x07", "") in out, c["evidence"]  # exactly as in the abstract
+    assert "$4\\times$" in out and "\\\\" not in out
+    assert "**" not in out.replace("**stars**", ""), "Markdown emphasis is rendered, not printed"
+    assert "[bold]rich markup[/bold]" in out and "&amp;" in out  # shown as text, never interpreted
+    assert out.count(CAPY["title"]) == 1, "each title once"
+    assert CAPY["url"] in out
+
+
+def test_terminal_ask_is_wrapped_bold_and_inert(env: dict[str, str]) -> None:
+    out = in_terminal(["ask", QUESTION, "--k", "3"], env)
+    _check_inert(out)
+    assert "\x1b[1m" in out, "titles in bold"
+    assert "\x1b]8;" not in out, "links as text, no terminal hyperlinks"
+    lines = SGR.sub("", out).replace("\r\n", "\n").split("\n")
+    assert max(len(line.rstrip()) for line in lines) <= COLUMNS
+    flat = " ".join(SGR.sub("", out).split())
+    for c in _evidence(env)[:3]:
+        assert " ".join(c["evidence"].replace("\x1b]52;c;ZXZpbA==\x07", "").split()) in flat
+    assert "[bold]rich markup[/bold]" in flat and CAPY["url"] in flat
+
+
+def test_search_snippets_are_content_sentences_cut_at_words(env: dict[str, str]) -> None:
+    data = json.loads(piped(["search", "capybara grooming", "--k", "10", "--json"], env))
+    results = data["results"]
+    top = results[0]
+    assert top["paper_id"] == "capy" and top["weak"] is False
+    assert top["snippet"] != CODE_LINE and top["snippet"] in sentences(top["abstract"])
+    for r in results:
+        assert r["snippet"] in r["abstract"]
+        end = r["abstract"].index(r["snippet"]) + len(r["snippet"])
+        assert end == len(r["abstract"]) or not r["abstract"][end].isalnum(), "cut at a word boundary"
+    out = piped(["search", "capybara grooming", "--k", "10"], env)
+    for line in out.splitlines():
+        if line.endswith("…"):
+            assert line[-2] != " " and line.rstrip("…").split()[-1] in top["abstract"] + out
+
+
+def test_search_marks_weak_results(env: dict[str, str]) -> None:
+    data = json.loads(piped(["search", "quantum error correction", "--json"], env))
+    assert data["results"] and all(r["weak"] for r in data["results"])
+    out = piped(["search", "quantum error correction"], env)
+    assert out.startswith("No paper states “quantum error correction”") and out.count(", weak match)") == 10
+    strong = json.loads(piped(["search", "reservoir computing", "--json"], env))["results"]
+    assert strong[0]["title"].startswith("Parallel Echo State Network") and not strong[0]["weak"]
+
+
+def test_chat_recalls_the_last_question_with_the_up_arrow(env: dict[str, str]) -> None:
+    out = in_terminal(["chat", "--mode", "extractive"], env, [QUESTION.encode() + b"\r", b"\x1b[A\r", b"\r"])
+    assert "^[[A" not in out
+    shown = SGR.sub("", out)
+    assert shown.count(f"you> {QUESTION}") == 2, "the up arrow brought the question back"
+    assert shown.count("Sources") == 2, "and it was answered again"

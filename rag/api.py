@@ -29,6 +29,7 @@ from . import inputs, snippets
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
 from .cues import REQUEST_WORDS
+from .examples import example_questions
 from .followup import FollowUps, previous_questions
 from .index import PaperIndex
 from .inputs import clean_question
@@ -104,6 +105,10 @@ class AskPapers:
     def papers(self) -> list[Paper]:
         """Every paper in the store, by title."""
         return self.index.all_papers()
+
+    def example_questions(self) -> list[str]:
+        """A few questions the corpus in the store answers (topics it states often, a method one paper names)."""
+        return example_questions(self.papers())
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper by id, or None."""
@@ -207,7 +212,7 @@ class AskPapers:
         text = clean_question(question)
         chosen = inputs.mode_value(mode, self.settings.mode)
         messages = inputs.history(history)
-        n = inputs.k_value(k, self.settings.answer.max_list)
+        n = inputs.k_value(k, inputs.MAX_K)  # (None: ASKPAPERS_MAX_LIST)
         scope = inputs.filters_value(filters)
         configured = self.settings.llm.configured
         if chosen == "llm" and not configured:

@@ -16,14 +16,15 @@ from vectorstore.errors import QuestionError
 from vectorstore.text import printable
 from vectorstore.types import Filters, describe_validation
 
-from .types import MAX_MESSAGE_CHARS, Message
+from .types import MAX_MESSAGE_CHARS, MAX_PAPER_IDS, Message
 
 MAX_QUESTION_CHARS = 2_000
 MAX_HISTORY_MESSAGES = 50  # a long chat; only the last few answers matter to a follow-up
 MAX_HISTORY_CHARS = 40_000  # all messages together (two 50-paper answers and their questions fit)
 MODES = ("auto", "extractive", "llm")
+MAX_K = MAX_PAPER_IDS  # papers one answer may cite: as many as a follow-up's message may carry
 
-__all__ = ["MAX_HISTORY_CHARS", "MAX_HISTORY_MESSAGES", "MAX_MESSAGE_CHARS", "MAX_QUESTION_CHARS", "Filters"]
+__all__ = ["MAX_HISTORY_CHARS", "MAX_HISTORY_MESSAGES", "MAX_K", "MAX_MESSAGE_CHARS", "MAX_QUESTION_CHARS", "Filters"]
 
 
 def clean_question(question: Any) -> str:

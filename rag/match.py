@@ -34,7 +34,6 @@ from .types import Facet, QueryPlan
 
 _COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
 HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
-PHRASE_POOL = 5  # papers read per facet from the phrase search: this many times the most an answer cites
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
 LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
 # second parts of hyphenated modifiers that relate the first part rather than name a topic
@@ -225,7 +224,7 @@ class FacetMatcher:
         dense = self._dense(facet, filters, within)
         if within is not None:
             return set(within), dense
-        n = PHRASE_POOL * self.rule.max_list
+        n = max(1, self.index.size())  # every paper that states it: the count is the true total, whatever k is
         hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), n, filters)]
         found = set(hits)
         # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks")

@@ -107,10 +107,16 @@ class Answer:
     total: int = 0  # papers that match (a list answer cites at most ``k`` of them)
     plan: dict[str, Any] = field(default_factory=dict)  # how the question was read (rag.types.QueryPlan)
 
+    @property
+    def more(self) -> int:
+        """Papers that match but are not listed (a list answer shows at most ``k``)."""
+        return max(0, self.total - len(self.citations)) if self.kind == "list" else 0
+
     def footer(self) -> str:
         """What the answer cost: "LLM (gpt-4.1-mini) · 7 requests · 12,345 tokens in, 456 out · ≈ $0.0031 · 4.2 s"."""
         parts = [f"LLM ({self.model})" if self.mode == "llm" else "extractive (no LLM)"]
-        parts.append(f"{len(self.citations)} cited")
+        cited = len(self.citations)
+        parts.append(f"{cited} of {self.total} cited" if self.total > cited else f"{cited} cited")
         if self.usage.get("requests"):
             n = self.usage["requests"]
             parts.append(f"{n} request{'s' if n != 1 else ''}")

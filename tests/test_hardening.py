@@ -82,9 +82,9 @@ def test_a_50k_character_history_is_refused_by_the_bounds(web: tuple[str, Any]) 
         ([IB, [{"role": "robot", "content": "x"}], "extractive", None, None, None, None], "history message 1: role"),
         ([IB, None, "extractive", None, None, 1e30, None], "invalid filters: year"),
         ([IB, None, "extractive", None, None, "abc", None], "invalid filters: year"),
-        ([IB, None, "extractive", "abc", None, None, None], "k must be a whole number from 1 to 50"),
-        ([IB, None, "extractive", 0, None, None, None], "k must be a whole number from 1 to 50"),
-        ([IB, None, "extractive", -3, None, None, None], "k must be a whole number from 1 to 50"),
+        ([IB, None, "extractive", "abc", None, None, None], "k must be a whole number from 1 to 1000"),
+        ([IB, None, "extractive", 0, None, None, None], "k must be a whole number from 1 to 1000"),
+        ([IB, None, "extractive", -3, None, None, None], "k must be a whole number from 1 to 1000"),
         ([IB, None, "extractive", None, None, None, "maybe"], "invalid filters: has_code"),
         ([IB, None, "sideways", None, None, None, None], "unknown mode"),
         ([{"x": 1}, None, "extractive", None, None, None, None], "the question must be text"),
@@ -108,8 +108,8 @@ def test_python_api_validates_at_the_boundary(corpus_settings: Any) -> None:
     for filters, message in cases:
         with pytest.raises(QuestionError, match=message):
             app.ask(IB, filters=filters)  # type: ignore[arg-type]
-    for k in (0, -3, 51, 2.5, "abc", True):
-        with pytest.raises(QuestionError, match="k must be a whole number from 1 to 50"):
+    for k in (0, -3, 1001, 2.5, "abc", True):
+        with pytest.raises(QuestionError, match="k must be a whole number from 1 to 1000"):
             app.ask(IB, k=k)  # type: ignore[arg-type]
     assert issubclass(QuestionError, AskPapersError)
     no, unset = app.search("learning", k=50, filters={"has_code": "no"}), app.search("learning", k=50)

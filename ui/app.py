@@ -15,6 +15,7 @@ os.environ.setdefault("GRADIO_SSR_MODE", "False")
 import atexit
 import html
 import itertools
+import json
 import shutil
 import tempfile
 import threading
@@ -28,34 +29,104 @@ import pandas as pd
 
 from rag.api import AskPapers
 from rag.citation_export import to_bibtex, to_csv, to_markdown
-from rag.inputs import recent
+from rag.inputs import MAX_K, clean_question, recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
-from vectorstore.errors import AskPapersError
+from vectorstore.errors import AskPapersError, QuestionError
 from vectorstore.text import printable
 
 from .guard import middleware, uploaded_paths
-from .render import answer_html, message_html, text_html
+from .render import answer_html, inline_html, message_html, text_html
 
-EXAMPLES = [
-    "Which papers use information bottleneck?",
-    "Which papers are about federated learning?",
-    "What rate gap does WaterSIC reach?",
-    "Which papers study multimodal large language models or vision-language models?",
-]
+EXAMPLES = ["Which papers use information bottleneck?"]  # when the store has too little text for its own
 LATEX: list[dict[str, str | bool]] = [
     {"left": "$$", "right": "$$", "display": True},
     {"left": "$", "right": "$", "display": False},
+    {"left": "\\(", "right": "\\)", "display": False},
 ]
+_ASSETS = Path(gr.__file__).parent / "templates" / "frontend" / "assets"
+# Gradio ships KaTeX (with its auto-render and fonts) among its own assets, served by this app: math in the
+# sources and the chat is rendered from there, never from a CDN. Without them, math stays as typed.
+KATEX_JS = next((p.name for p in sorted(_ASSETS.glob("auto-render-*.js"))), "")
+KATEX_CSS = next((p.name for p in sorted(_ASSETS.glob("katex-*.css"))), "")
 CSS = """
-#sources details { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 6px 10px; }
-#sources details { margin: 6px 0; }
-#sources summary { cursor: pointer; font-weight: 600; }
+#sources { max-height: min(75vh, 820px); overflow-y: auto !important; overscroll-behavior: contain; }
+#sources details { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: 2px 8px; }
+#sources details { margin: 3px 0; }
+#sources summary { cursor: pointer; font-weight: 600; white-space: nowrap; overflow: hidden; }
+#sources summary { text-overflow: ellipsis; }
+#sources details[open] summary { white-space: normal; }
+#sources details.flash { animation: askpapers-flash 2.4s ease-out; }
+@keyframes askpapers-flash { 0%, 40% { background: #fff3a3; border-color: #d97706; } 100% { background: none; } }
 #sources mark { background: #fff3a3; padding: 0 2px; }
 #sources .meta { color: var(--body-text-color-subdued); font-size: 0.9em; }
 #sources .flag { color: #b45309; font-size: 0.9em; }
 #sources, #chat, #abstract { overflow-wrap: anywhere; word-break: break-word; }
+#chat .message-content ol, #chat .message-content ul { margin: 0.25em 0 !important; padding-left: 1.8em; }
+#chat .message-content li { margin: 0.15em 0 !important; line-height: 1.4; }
+#chat .message-content li p { margin: 0 !important; }
+#exports { min-height: 0; }
+#sources-col { position: sticky; top: 8px; align-self: flex-start; }
+@media (max-width: 760px) { #sources-col { position: static; } #sources { max-height: 70vh; } }
+#exports .file-preview-holder { max-height: 96px; overflow-y: auto; }
 """
+# On the page: a citation [n] opens its source, scrolls the sources panel (not the page) to it and flashes it; a
+# new question scrolls the chat to that question, so a long answer is read from its top; math is typeset.
+JS = r"""
+() => {
+  const scroller = (el, root) => {  // the element's scrolling box inside root (never the page)
+    for (let p = el.parentElement; p && root.contains(p); p = p.parentElement) {
+      const o = getComputedStyle(p).overflowY;
+      if ((o === 'auto' || o === 'scroll') && p.scrollHeight > p.clientHeight) return p;
+    }
+    return null;
+  };
+  const toTop = (el, root, pad) => {
+    const box = scroller(el, root);
+    if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - pad;
+  };
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest ? e.target.closest('a[href^="#source-"]') : null;
+    if (!a) return;
+    const el = document.getElementById(a.getAttribute('href').slice(1));
+    if (!el) return;
+    e.preventDefault();
+    el.open = true;
+    toTop(el, document.getElementById('sources'), 4);
+    const r = el.getBoundingClientRect();
+    if (r.top < 0 || r.top > window.innerHeight - 40) el.scrollIntoView({block: 'start'});
+    el.classList.remove('flash');
+    void el.offsetWidth;
+    el.classList.add('flash');
+  });
+  let users = 0;
+  const DELIMS = %(latex)s;
+  const KATEX = '%(katex)s';
+  let render = null;
+  const typeset = async () => {
+    if (!KATEX) return;
+    const roots = [document.getElementById('chat'), document.getElementById('sources')].filter(Boolean);
+    if (!roots.some((r) => /\$|\\\(/.test(r.textContent))) return;
+    render = render || (await import(new URL('assets/' + KATEX, document.baseURI).href)).default;
+    for (const r of roots) {
+      r.querySelectorAll('.message, details, p.meta').forEach((el) => {
+        if (el.dataset.typeset === el.textContent.length + '') return;
+        render(el, {delimiters: DELIMS, throwOnError: false, trust: false, strict: 'ignore', maxExpand: 200});
+        el.dataset.typeset = el.textContent.length + '';
+      });
+    }
+  };
+  let pending = null;
+  new MutationObserver(() => {
+    const msgs = document.querySelectorAll('#chat .user-row');
+    if (msgs.length > users) toTop(msgs[msgs.length - 1], document.getElementById('chat'), 8);
+    users = msgs.length;
+    clearTimeout(pending);
+    pending = setTimeout(() => typeset().catch(() => {}), 150);
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}
+""".replace("%(latex)s", json.dumps(LATEX)).replace("%(katex)s", KATEX_JS)
+HEAD = f'<link rel="stylesheet" href="assets/{KATEX_CSS}">' if KATEX_CSS else ""
 
 
 def chat_view(convo: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -73,17 +144,26 @@ def turn(role: str, content: str, paper_ids: list[str] | None = None) -> dict[st
 
 
 def highlight(abstract: str, evidence: str) -> str:
+    """The abstract as text (its Markdown emphasis shown) with the evidence marked."""
     i = abstract.find(evidence) if evidence else -1
     if i < 0:
-        return text_html(abstract)
+        return inline_html(abstract)
     j = i + len(evidence)
-    return text_html(abstract[:i]) + "<mark>" + text_html(evidence) + "</mark>" + text_html(abstract[j:])
+    return inline_html(abstract[:i]) + "<mark>" + inline_html(evidence) + "</mark>" + inline_html(abstract[j:])
+
+
+def showing_html(answer: Answer) -> str:
+    """ "Showing 50 of 139 papers" over the sources when the answer lists fewer papers than match."""
+    if not answer.more:
+        return ""
+    rest = "“Show all” lists the rest" if answer.total <= MAX_K else f"“Show {MAX_K}” lists more"
+    return f"<p class='meta showing'>Showing {len(answer.citations)} of {answer.total} papers; {rest}.</p>"
 
 
 def sources_html(answer: Answer | None) -> str:
     if answer is None:
         return "<p class='meta'>Cited papers appear here.</p>"
-    parts = []
+    parts = [showing_html(answer)]
     if not answer.citations:
         parts.append("<p class='meta'>No paper is cited.</p>")
         for h in answer.nearest:
@@ -98,13 +178,21 @@ def sources_html(answer: Answer | None) -> str:
         parts.append(
             f"<details id='source-{c.n}' class='source'><summary>[{c.n}] {text_html(c.title)}</summary>"
             f"<div class='meta'>score {c.score:.4f}{venue}{code}</div>"
-            f"<p class='evidence'>“{text_html(c.evidence)}”</p>"
+            f"<p class='evidence'>“{inline_html(c.evidence)}”</p>"
             f"<p class='abstract'>{highlight(c.abstract, c.evidence)}</p></details>"
         )
     if answer.unsupported:
         items = "".join(f"<li>{text_html(s)}</li>" for s in answer.unsupported)
         parts.append(f"<div class='flag'><b>Not supported by the cited papers:</b><ul>{items}</ul></div>")
-    return "\n".join(parts)
+    return "\n".join(p for p in parts if p)
+
+
+def show_all_button(answer: Answer | None) -> Any:
+    """ "Show all 139 papers" under an answer that lists fewer than match; hidden otherwise."""
+    if answer is None or not answer.more:
+        return gr.update(visible=False)
+    label = f"Show all {answer.total} papers" if answer.total <= MAX_K else f"Show {MAX_K} of {answer.total} papers"
+    return gr.update(visible=True, value=label)
 
 
 def notice_md(answer: Answer | None) -> str:
@@ -148,9 +236,9 @@ class Exports:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def filters(venue: str, year: float | None, has_code: bool) -> dict[str, Any]:
+def filters(venue: str, year: float | str | None, has_code: bool) -> dict[str, Any]:
     """The filter controls as the API takes them (it validates them)."""
-    return {"venue": venue or None, "year": int(year) if year else None, "has_code": bool(has_code) or None}
+    return {"venue": venue or None, "year": year or None, "has_code": bool(has_code) or None}
 
 
 class Handlers:
@@ -162,12 +250,20 @@ class Handlers:
 
     def respond(
         self, message: str, convo: list[dict[str, Any]] | None, mode: str, k: float, venue: str,
-        year: float | None, has_code: bool,
+        year: float | str | None, has_code: bool,
     ) -> Iterator[tuple[Any, ...]]:  # fmt: skip
+        """The answer to ``message`` streamed into the chat, then its notice, sources, exports and "Show all"."""
+        skip = gr.skip()
         convo = list(convo or [])
+        try:
+            clean_question(message)
+        except QuestionError as e:  # an empty question: said once, with no empty bubble in the chat
+            yield skip, skip, f"⚠️ {text_html(str(e))}", skip, skip, skip, skip, skip
+            return
         past = recent([m for m in convo if not m.get("shown_only")])
         pending = [*convo, turn("user", message), {"role": "assistant", "content": "", "html": "<p>…</p>"}]
-        yield chat_view(pending), "", "", gr.skip(), gr.skip(), gr.skip(), gr.skip()  # the notice comes back at the end
+        hide = gr.update(visible=False)
+        yield chat_view(pending), "", "", skip, skip, skip, skip, hide  # the notice comes back at the end
         text = ""
         try:
             scope = filters(venue, year, has_code)
@@ -180,14 +276,15 @@ class Handlers:
                         turn("assistant", item.text, [c.paper_id for c in item.citations]),
                     ]
                     files = self.exports.write(item)
-                    yield chat_view(done), "", notice_md(item), sources_html(item), files, item, done
+                    yield (chat_view(done), "", notice_md(item), sources_html(item), files, item, done,
+                           show_all_button(item))  # fmt: skip
                     return
                 if isinstance(item, Progress):  # long work: "Read papers 13–24 of 51 (2 of 5 batches)"
-                    yield gr.skip(), "", f"⏳ {text_html(item.text)}", gr.skip(), gr.skip(), gr.skip(), gr.skip()
+                    yield skip, "", f"⏳ {text_html(item.text)}", skip, skip, skip, skip, skip
                     continue
                 text += item
                 pending[-1]["html"] = answer_html(text)  # every partial render is as safe as the final one
-                yield chat_view(pending), "", gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()
+                yield chat_view(pending), "", skip, skip, skip, skip, skip, skip
         except AskPapersError as e:
             # shown in the chat, but not history: the next question's follow-up logic never sees a failed turn
             pending[-2]["shown_only"] = True
@@ -197,7 +294,19 @@ class Handlers:
                 "html": f"<p>⚠️ {text_html(str(e))}</p>",
                 "shown_only": True,
             }
-            yield chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), [], None, pending
+            yield chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), [], None, pending, hide
+
+    def show_all(
+        self, convo: list[dict[str, Any]] | None, last: Answer | None, mode: str, venue: str,
+        year: float | str | None, has_code: bool,
+    ) -> Iterator[tuple[Any, ...]]:  # fmt: skip
+        """The last question asked again for every paper that matches: its answer replaces the shorter one."""
+        convo = list(convo or [])
+        if last is None or len(convo) < 2 or convo[-2].get("role") != "user":
+            yield tuple(gr.skip() for _ in range(8))
+            return
+        question = str(convo[-2]["content"])
+        yield from self.respond(question, convo[:-2], mode, min(last.total, MAX_K), venue, year, has_code)
 
     def table(self) -> tuple[str, pd.DataFrame]:
         rows = [
@@ -263,36 +372,43 @@ class Handlers:
 
 
 def _chat_tab(app: AskPapers) -> SimpleNamespace:
+    """The chat: the answer with its exports, and its sources beside it (after it on a narrow screen), then the
+    question box, examples and settings."""
     settings = app.settings
-    with gr.Tab("Chat"), gr.Row():
-        with gr.Column(scale=3):
-            chatbot = gr.Chatbot(label="Chat", height=520, elem_id="chat", sanitize_html=True,
-                                 render_markdown=False, latex_delimiters=LATEX)  # fmt: skip
-            with gr.Row():
-                box = gr.Textbox(
-                    placeholder="Which papers use information bottleneck?",
-                    show_label=False, scale=5, elem_id="question", submit_btn=False,
-                    max_length=2000,
-                )  # fmt: skip
-                send = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
-            gr.Examples(EXAMPLES, inputs=box, label="Examples")
-            with gr.Accordion("Settings", open=False):
-                mode = gr.Radio(["auto", "extractive", "llm"], value=settings.mode, label="Answer mode")
-                k = gr.Slider(1, settings.answer.max_list, value=settings.answer.max_list, step=1,
-                              label="Most papers to cite")  # fmt: skip
-                venues = sorted({p.venue for p in app.papers() if p.venue})
-                venue = gr.Dropdown(["", *venues], value="", label="Venue", allow_custom_value=True)
-                year = gr.Number(value=None, precision=0, label="Year")
-                has_code = gr.Checkbox(label="Only papers with code")
-            new_chat = gr.Button("New chat", size="sm")
-        with gr.Column(scale=2):
-            notice = gr.Markdown(elem_id="notice")
-            sources = gr.HTML(sources_html(None), elem_id="sources")
-            files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
-                            interactive=False, elem_id="exports")  # fmt: skip
+    with gr.Tab("Chat"):
+        with gr.Row(elem_id="answer-row"):
+            with gr.Column(scale=3, min_width=340):
+                chatbot = gr.Chatbot(label="Chat", height="min(68vh, 680px)", elem_id="chat", sanitize_html=True,
+                                     render_markdown=False, latex_delimiters=LATEX, autoscroll=False)  # fmt: skip
+                show_all = gr.Button("Show all", visible=False, size="sm", elem_id="show-all")
+                files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
+                                interactive=False, elem_id="exports", height=110)  # fmt: skip
+            with gr.Column(scale=2, min_width=320, elem_id="sources-col"):
+                notice = gr.Markdown(elem_id="notice")
+                sources = gr.HTML(sources_html(None), elem_id="sources")
+        with gr.Row():
+            box = gr.Textbox(
+                placeholder="Ask about the papers in the corpus",
+                show_label=False, scale=5, elem_id="question", submit_btn=False,
+                max_length=2000,
+            )  # fmt: skip
+            send = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
+        gr.Examples(app.example_questions() or EXAMPLES, inputs=box, label="Examples", elem_id="examples")
+        with gr.Accordion("Settings", open=False):
+            mode = gr.Radio(["auto", "extractive", "llm"], value=settings.mode, label="Answer mode")
+            k = gr.Slider(1, MAX_K, value=settings.answer.max_list, step=1, label="Most papers to list",
+                          info=f"Default {settings.answer.max_list}; an answer that lists fewer than match says "
+                               "so and can show them all.")  # fmt: skip
+            papers = app.papers()
+            venues = sorted({p.venue for p in papers if p.venue})
+            years = [str(y) for y in sorted({p.year for p in papers if p.year}, reverse=True)]
+            venue = gr.Dropdown(["", *venues], value="", label="Venue", allow_custom_value=True)
+            year = gr.Dropdown(["", *years], value="", label="Year", allow_custom_value=True, elem_id="year")
+            has_code = gr.Checkbox(label="Only papers with code")
+        new_chat = gr.Button("New chat", size="sm")
     return SimpleNamespace(chatbot=chatbot, box=box, send=send, mode=mode, k=k, venue=venue, year=year,
                            has_code=has_code, new_chat=new_chat, notice=notice, sources=sources,
-                           files=files)  # fmt: skip
+                           files=files, show_all=show_all)  # fmt: skip
 
 
 def _papers_tab() -> SimpleNamespace:
@@ -330,11 +446,13 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         p = _papers_tab()
         plot = _map_tab()
         inputs = [c.box, convo, c.mode, c.k, c.venue, c.year, c.has_code]
-        outputs = [c.chatbot, c.box, c.notice, c.sources, c.files, last, convo]
+        outputs = [c.chatbot, c.box, c.notice, c.sources, c.files, last, convo, c.show_all]
         for trigger in (c.send.click, c.box.submit):
             trigger(h.respond, inputs, outputs, api_visibility="private").then(h.corpus_map, last, plot)
-        c.new_chat.click(lambda: ([], "", sources_html(None), [], None, []), None,
-                         [c.chatbot, c.notice, c.sources, c.files, last, convo])  # fmt: skip
+        c.show_all.click(h.show_all, [convo, last, c.mode, c.venue, c.year, c.has_code], outputs,
+                         api_visibility="private").then(h.corpus_map, last, plot)  # fmt: skip
+        c.new_chat.click(lambda: ([], "", sources_html(None), [], None, [], gr.update(visible=False)), None,
+                         [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all])  # fmt: skip
         p.papers.select(h.show_abstract, None, p.abstract)
         p.add_btn.click(h.add, p.upload, [p.upload_status, p.count, p.papers, plot, p.upload], preprocess=False)
         demo.load(h.table, None, [p.count, p.papers]).then(h.corpus_map, last, plot)
@@ -370,6 +488,8 @@ def launch(
         auth=settings.ui.credentials(),
         theme=theme(),
         css=CSS,
+        js=JS,
+        head=HEAD,
         footer_links=["api"],
         prevent_thread_lock=not block,
         quiet=not block,

@@ -53,6 +53,18 @@ def _link(href: str, label: str, cls: str) -> list[Token]:
     return [open_, _text(label), Token("link_close", "a", -1)]
 
 
+def _emphasised(children: list[Token]) -> list[Token]:
+    """Text that quotes Markdown emphasis (an abstract's ``**SymSpectra**``, escaped so it stays text) shown as
+    emphasis: each text token is read again by the emphasis-only parser."""
+    out: list[Token] = []
+    for tok in children:
+        if tok.type == "text" and ("*" in tok.content or "_" in tok.content):
+            out.extend(_emphasis().parseInline(tok.content)[0].children or [tok])
+        else:
+            out.append(tok)
+    return out
+
+
 def _rewrite_inline(children: list[Token], sources: int) -> list[Token]:
     """Links made safe (see the module text) and ``[n]`` markers linked to their sources."""
     out: list[Token] = []
@@ -100,6 +112,12 @@ def _parser() -> MarkdownIt:
 
 
 @lru_cache(maxsize=1)
+def _emphasis() -> MarkdownIt:
+    """Markdown that knows only ``*emphasis*`` and ``**strong**``: no links, no HTML, no escapes, nothing else."""
+    return MarkdownIt("zero", {"html": False, "linkify": False, "typographer": False}).enable(["emphasis"])
+
+
+@lru_cache(maxsize=1)
 def _cleaner() -> nh3.Cleaner:
     return nh3.Cleaner(
         tags=TAGS,
@@ -118,13 +136,19 @@ def answer_html(text: str, sources: int = 0) -> str:
     tokens = md.parse(printable(text))
     for tok in tokens:
         if tok.type == "inline" and tok.children:
-            tok.children = _rewrite_inline(tok.children, sources)
+            tok.children = _rewrite_inline(_emphasised(tok.children), sources)
     return str(_cleaner().clean(md.renderer.render(tokens, md.options, {})))
 
 
 def text_html(text: str) -> str:
     """Plain text (a question, a title, an abstract) as HTML text: escaped, printable, never markup."""
     return html.escape(printable(text, newlines=False))
+
+
+def inline_html(text: str) -> str:
+    """Plain text (an abstract, its evidence) as HTML text whose Markdown emphasis shows as emphasis; every other
+    character, ``<`` and ``[x](…)`` included, stays text."""
+    return str(_cleaner().clean(_emphasis().renderInline(printable(text, newlines=False))))
 
 
 def message_html(role: str, text: str, sources: int = 0) -> str:

@@ -77,6 +77,11 @@ def reading(plan: QueryPlan, filters: Filters) -> str:
     return text + (f" ({md(', '.join(scope))})" if scope else "")
 
 
+def showing(cited: int, total: int) -> str:
+    """ " Showing 2 of 7 papers" when an answer lists fewer papers than match (the best-ranked first)."""
+    return f" Showing {cited} of {total} papers" if cited < total else ""
+
+
 def _items(cites: list[Citation]) -> list[str]:
     return [f"{c.n}. **{md(c.title)}** [{c.n}]: " + " … ".join(f"“{md(s)}”" for s in c.sentences) for c in cites]
 
@@ -156,18 +161,17 @@ class ExtractiveAnswerer(Answerer):
                       total=len(matches), plan=plan.to_dict())  # fmt: skip
 
     def head(self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None) -> str:
+        """The answer's first line: what was found, and "Showing 2 of 7 papers" when it lists fewer."""
         noun = "paper" if total == 1 else "papers"
         verb = "matches" if total == 1 else "match"
         if within is not None:
             head = f"Of the {len(within)} papers in the previous answer, {total} {verb}"
-            head += f" {shown}:" if plan.facets else ":"
+            head += f" {shown}" if plan.facets else ""
         elif plan.intent == "count":
-            head = f"**{total} {noun}** {verb} {shown}:"
+            head = f"**{total} {noun}** {verb} {shown}"
         else:
-            head = f"Found {total} {noun} matching {shown}:"
-        if cited < total:
-            head += f" showing {cited} of {total}."
-        return head
+            head = f"Found {total} {noun} matching {shown}"
+        return head + (f".{showing(cited, total)}:" if cited < total else ":")
 
     def groups(self, matches: list[Match]) -> list[list[Match]]:
         """The matches in groups by approach (k-means of their embeddings), the largest group first."""
@@ -185,7 +189,8 @@ class ExtractiveAnswerer(Answerer):
             head = f"Only one paper matches {shown}, so there is nothing to compare:"
             return "\n".join([head, "", *_items(cites)])
         if len(sizes) == 1:
-            head = f"**{total} papers** match {shown}; too few to group by approach:"
+            head = f"**{total} papers** match {shown}; too few to group by approach."
+            head = head + showing(len(cites), total) + ":" if len(cites) < total else head[:-1] + ":"
             return "\n".join([head, "", *_items(cites)])
         groups, start = [], 0
         for n in sizes:
@@ -193,8 +198,11 @@ class ExtractiveAnswerer(Answerer):
             start += n
         shared = _shared_words(c.abstract for c in cites)
         titles = names([[c.abstract for c in grp] for grp in groups], exclude=[*plan.alternatives, *shared])
-        shown_part = f" (showing {len(cites)})" if len(cites) < total else ""
-        lines = [f"**{total} papers** match {shown}{shown_part}, in {len(groups)} groups by approach:"]
+        lines = [f"**{total} papers** match {shown}, in {len(groups)} groups by approach:"]
+        if len(cites) < total:
+            lines[0] = (
+                f"**{total} papers** match {shown}.{showing(len(cites), total)}, in {len(groups)} groups by approach:"
+            )
         for title, grp in zip(titles, groups, strict=True):
             noun = "paper" if len(grp) == 1 else "papers"
             lines += ["", f"**{md(title)}** ({len(grp)} {noun})", "", *_items(grp)]

@@ -1,0 +1,154 @@
+"""The chat tab with a long answer, in a real headless Chromium: showing N of M and "Show all", citations that open
+and scroll to their source, a layout that fits, math and emphasis rendered, examples from the store's corpus."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import make_settings
+from tests.test_k_limit import quokka_corpus
+from tests.test_ui import ARGS, CHROMIUM, ask, free_port, last_answer
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
+Q = "Which papers study quokka foraging?"
+N = 60  # papers that state the phrase: more than the 50 an answer lists by default
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[str]:
+    import gradio as gr
+
+    from ui.app import launch
+    from vectorstore.pipeline import ingest
+
+    d = tmp_path_factory.mktemp("ui-chat")
+    settings = make_settings(d / "store")  # only these papers: not the bundled corpus
+    ingest([quokka_corpus(d / "q.jsonl", N)], settings.store, progress=False, embedder=embedder)
+    _, address, _ = launch(settings, port=free_port(), block=False)
+    yield address.rstrip("/")
+    gr.close_all()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser: Any, url: str, width: int = 1400, height: int = 1000) -> Any:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.requests = []
+    page.on("request", lambda r: page.requests.append(r.url))
+    page.goto(url)
+    page.wait_for_selector("#question textarea", timeout=60_000)
+    return page
+
+
+@pytest.fixture()
+def page(browser: Any, url: str) -> Iterator[Any]:
+    page = open_page(browser, url)
+    yield page
+    page.close()
+
+
+def rect(page: Any, selector: str) -> dict[str, float]:
+    return dict(page.evaluate(f"() => document.querySelector({selector!r}).getBoundingClientRect().toJSON()"))
+
+
+def test_a_long_answer_says_showing_and_show_all_lists_the_rest(page: Any) -> None:
+    ask(page, Q)
+    text = last_answer(page)
+    assert f"Found {N} papers" in text and f"Showing 50 of {N} papers" in text
+    assert page.locator("#sources details").count() == 50
+    assert f"Showing 50 of {N} papers" in page.locator("#sources").inner_text()
+    assert "50 of 60 cited" in page.locator("#notice").inner_text()
+    button = page.locator("#show-all")
+    assert button.is_visible() and f"Show all {N} papers" in button.inner_text()
+    button.click()
+    page.wait_for_function(f"() => document.querySelectorAll('#sources details').length === {N}", timeout=60_000)
+    assert page.locator("#chat .message-row").count() == 2, "the longer answer replaces the shorter one"
+    assert "Showing" not in last_answer(page) and f"[{N}]" in last_answer(page)
+    assert not page.locator("#show-all").is_visible()
+
+
+def test_a_citation_opens_scrolls_to_and_flashes_its_source(page: Any) -> None:
+    ask(page, Q)
+    page.evaluate("() => window.scrollTo(0, 0)")  # (clicking Ask scrolled the page to the button)
+    before = page.evaluate("() => window.scrollY")
+    assert not page.locator("#source-45").evaluate("e => e.open")
+    page.evaluate("() => document.querySelector('#chat a.cite[href=\"#source-45\"]').click()")  # no test scrolling
+    page.wait_for_timeout(300)
+    assert page.locator("#source-45").evaluate("e => e.open"), "the source opens"
+    assert "flash" in str(page.locator("#source-45").get_attribute("class")), "and is highlighted"
+    panel, source = rect(page, "#sources"), rect(page, "#source-45")
+    assert panel["top"] - 1 <= source["top"] < panel["bottom"], "the panel scrolls to it"
+    assert page.evaluate("() => window.scrollY") == before, "the page does not move: the chat stays in view"
+    chat = rect(page, "#chat")
+    assert chat["top"] >= 0 and chat["bottom"] <= page.viewport_size["height"] + 1
+
+
+def test_a_long_answer_fits_the_layout(page: Any) -> None:
+    ask(page, Q)
+    height = page.viewport_size["height"]
+    assert rect(page, "#sources")["height"] <= height, "the sources panel scrolls inside the page"
+    closed = page.locator("#source-7").evaluate("e => e.getBoundingClientRect().height")
+    assert closed < 40, "a source is one line until opened"
+    exports, question = rect(page, "#exports"), rect(page, "#question")
+    assert exports["bottom"] <= question["top"] and exports["top"] < height, "the exports sit under the answer"
+    # the question and the answer's first line stay in view: the chat does not jump to the end of the answer
+    user, chat = rect(page, "#chat .user-row"), rect(page, "#chat")
+    assert chat["top"] <= user["top"] < chat["bottom"]
+    first = page.locator("#chat .message").last.locator("p").first
+    assert "Found 60 papers" in first.inner_text() and first.is_visible()
+    top = first.evaluate("e => e.getBoundingClientRect().top")
+    assert chat["top"] <= top < chat["bottom"]
+
+
+def test_math_and_emphasis_render_in_the_chat_and_the_sources(page: Any) -> None:
+    ask(page, Q)
+    page.click("#show-all")  # every paper, so the one with math and the one with emphasis are among them
+    page.wait_for_function(f"() => document.querySelectorAll('#sources details').length === {N}", timeout=60_000)
+    page.wait_for_function("() => document.querySelectorAll('#sources .katex').length > 0", timeout=20_000)
+    assert "$\\times$" not in page.locator("#sources").evaluate("e => e.textContent")
+    strong = page.locator("#sources strong").evaluate_all("els => els.map(e => e.textContent)")
+    assert "QuokkaNet" in strong, "**QuokkaNet** in an abstract shows as bold, without the asterisks"
+    assert "**QuokkaNet**" not in page.locator("#sources").evaluate("e => e.textContent")
+    assert "**QuokkaNet**" not in last_answer(page) and "QuokkaNet" in last_answer(page)
+    hosts = {u.split("/")[2] for u in page.requests if u.startswith("http")}
+    assert len(hosts) == 1, f"KaTeX comes from the app itself, never a CDN: {hosts}"
+
+
+def test_examples_come_from_the_corpus_in_the_store(page: Any) -> None:
+    examples = page.locator("#examples").inner_text()
+    assert "WaterSIC" not in examples and "quokka foraging" in examples
+    page.locator("#examples button").first.click()
+    page.click("#ask")
+    page.wait_for_function("() => /Answer mode/.test(document.querySelector('#notice')?.innerText || '')")
+    assert "Found" in last_answer(page) or "papers" in last_answer(page)
+
+
+def test_an_empty_question_leaves_no_bubble_and_the_year_is_empty(page: Any) -> None:
+    page.click("#ask")
+    page.wait_for_function("() => /empty/.test(document.querySelector('#notice')?.innerText || '')")
+    assert page.locator("#chat .message-row").count() == 0
+    page.get_by_text("Settings").click()
+    assert page.locator("#year input").input_value() == ""
+
+
+def test_on_a_narrow_screen_the_sources_follow_the_answer(browser: Any, url: str) -> None:
+    page = open_page(browser, url, 390, 844)
+    try:
+        ask(page, Q)
+        chat, sources, question = rect(page, "#chat"), rect(page, "#sources"), rect(page, "#question")
+        assert chat["bottom"] <= sources["top"] < question["top"], "answer, sources, then the question box"
+        page.screenshot(path=str(Path("/tmp") / "askpapers-chat-narrow.png"), full_page=True)
+    finally:
+        page.close()

@@ -256,9 +256,11 @@ def test_100k_paragraphs_parse_fast_and_a_sample_ingests(tmp_path: Path, fresh_s
     assert len({p.paper_id for p in result.papers}) == n
     titles = [p.title for p in result.papers]
     assert len({t.lower() for t in titles}) == n
-    shared = [t for t in titles if t.startswith("Graph neural networks")]
+    base = derive_title(_paragraph(1))  # the title half of them share
+    assert base.startswith("Graph neural networks")
+    shared = [t for t in titles if t.startswith(base)]
     assert len(shared) == n // 2
-    assert {"Graph neural networks", f"Graph neural networks ({n // 2})"} <= set(shared)
+    assert {base, f"{base} ({n // 2})"} <= set(shared)
 
     # ingest only a sample (embedding 100k abstracts is the benchmark's job, not a unit test's)
     sample = write(
@@ -708,7 +710,7 @@ def test_derive_title_of_long_or_repetitive_text_is_short_and_fast() -> None:
     assert derive_title("a" * 5000) == "A" + "a" * (MAX_TITLE - 2) + "…"
     long_words = " ".join(["Supercalifragilistic"] * 40) + "."
     t = derive_title(long_words)
-    assert len(t) <= MAX_TITLE and t.endswith("…") and not t.endswith(" …")
+    assert len(t) <= MAX_TITLE and not t.endswith(" …")  # short, and never a word cut in two
     t0 = time.perf_counter()
     t = derive_title("We study things. " + "we propose " * 20_000)  # once quadratic: about two minutes
     assert time.perf_counter() - t0 < 15

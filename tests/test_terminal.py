@@ -8,7 +8,7 @@ import json
 import os
 import pty
 import re
-import select
+import selectors
 import struct
 import subprocess
 import sys
@@ -71,9 +71,11 @@ def in_terminal(args: list[str], env: dict[str, str], keys: list[bytes] = (), pr
     out = b""
     todo = list(keys)
     deadline = time.monotonic() + 300
+    watch = selectors.DefaultSelector()  # (epoll: select() fails on descriptors above 1023 in a long test run)
+    watch.register(master, selectors.EVENT_READ)
     try:
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 1)
+            ready = watch.select(1)
             if ready:
                 try:
                     chunk = os.read(master, 65536)
@@ -87,6 +89,7 @@ def in_terminal(args: list[str], env: dict[str, str], keys: list[bytes] = (), pr
             if proc.poll() is not None and not ready:
                 break
     finally:
+        watch.close()
         os.close(master)
         proc.wait(timeout=60)
     assert proc.returncode == 0, out.decode("utf-8", "replace")[-2000:]

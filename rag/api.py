@@ -111,6 +111,16 @@ class AskPapers:
             return None
         return self.index.papers([paper_id]).get(paper_id)
 
+    def find(self, query: str) -> list[str]:
+        """The ids of the papers whose title or abstract states ``query``: its words in a row (stemmed), or else
+        all its words anywhere, best BM25 first (the lexical search of the answers, without its ranking cut)."""
+        text = clean_question(query)
+        index = self.index
+        everything = max(index.size(), 1)
+        with index.pinned():
+            found = index.phrase_search([text], everything) or index.all_words_search([text], everything)
+        return [pid for pid, _ in found]
+
     def corpus_map(self) -> list[MapPoint]:
         """Papers as 2-D points coloured by topic (cached until the store changes; the projection is also stored
         in the data directory, so it is fitted once per store revision)."""

@@ -152,7 +152,7 @@ def test_abstract_html_renders_as_text(page) -> None:  # type: ignore[no-untyped
     )
     assert page.evaluate(js_links + ".length") == 0
     page.get_by_role("tab", name="Papers").click()
-    page.fill("#papers input.search-input", "Zebra")
+    page.fill("#paper-search textarea, #paper-search input", "Zebra")  # titles and abstracts
     page.wait_for_timeout(500)
     page.locator("#papers").get_by_text(re.compile("^Zebra")).locator("visible=true").first.click()
     page.wait_for_selector("#abstract-view", timeout=10_000)

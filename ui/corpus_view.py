@@ -202,9 +202,7 @@ MAP_CSS = """
   padding: 6px 8px; border-radius: 6px; font-size: 12px; pointer-events: none; overflow-wrap: anywhere; }
 .map-tip b { display: block; }
 @media (max-width: 700px) {
-  .map-plot { aspect-ratio: 1 / 1; }
-  .map-plot svg { height: 100%; }
-  .map-plot circle.pt { r: 7; }
+  .map-plot circle.pt { r: 10; }
   .map-plot .star-shape { transform: scale(1.9); }
   .map-label .name { display: none; }
   .map-label .num { display: inline; background: rgba(255, 255, 255, 0.85); border-radius: 8px; padding: 0 4px; }

@@ -38,7 +38,7 @@ from .query import core_text, plan
 from .retrieval import FusionRetriever, Query, hybrid
 from .settings import Settings, get_settings
 from .titling import llm_titler
-from .topic_map import MapPoint, build_map
+from .topic_map import MapPoint, ProjectionCache, build_map
 from .types import Answer, Hit, Message, Progress, QueryPlan
 
 Mode = Literal["auto", "extractive", "llm"]
@@ -69,6 +69,7 @@ class AskPapers:
         self._parts: Parts | None = None
         self._lock = threading.Lock()
         self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
+        self._map_lock = threading.Lock()
         self.followups = FollowUps(self._cited_ids, self.read)
 
     # -- the parts ---------------------------------------------------------------------------------------------
@@ -116,16 +117,31 @@ class AskPapers:
             return None
         return self.index.papers([paper_id]).get(paper_id)
 
-    def corpus_map(self) -> list[MapPoint]:
-        """Papers as 2-D points coloured by topic (cached until the store changes)."""
+    def find(self, query: str) -> list[str]:
+        """The ids of the papers whose title or abstract states ``query``: its words in a row (stemmed), or else
+        all its words anywhere, best BM25 first (the lexical search of the answers, without its ranking cut)."""
+        text = clean_question(query)
         index = self.index
-        key = (index.revision, index.count())
-        if self._map_cache is None or self._map_cache[0] != key:
-            papers = self.papers()
-            vectors = index.vectors([p.paper_id for p in papers])
-            mat = np.array([vectors[p.paper_id] for p in papers], dtype=np.float32).reshape(len(papers), -1)
-            self._map_cache = (key, build_map(papers, mat))
-        return self._map_cache[1]
+        everything = max(index.size(), 1)
+        with index.pinned():
+            found = index.phrase_search([text], everything) or index.all_words_search([text], everything)
+        return [pid for pid, _ in found]
+
+    def corpus_map(self) -> list[MapPoint]:
+        """Papers as 2-D points coloured by topic (cached until the store changes; the projection is also stored
+        in the data directory, so it is fitted once per store revision)."""
+        index = self.index
+        with self._map_lock:  # one fit at a time: a second caller waits for the first one's map
+            key = (index.revision, index.count())
+            if self._map_cache is None or self._map_cache[0] != key:
+                papers = self.papers()
+                ids = [p.paper_id for p in papers]
+                vectors = index.vectors(ids)
+                mat = np.array([vectors[p.paper_id] for p in papers], dtype=np.float32).reshape(len(papers), -1)
+                cache = ProjectionCache(index.settings.data_dir / "map-projection.npz")
+                xy = cache.projection(key[0], ids, mat, threads=self.settings.embedder.threads or -1)
+                self._map_cache = (key, build_map(papers, mat, xy))
+            return self._map_cache[1]
 
     def add_files(
         self, paths: Sequence[str | Path], *, skip_bad: bool = False, progress: bool | None = None

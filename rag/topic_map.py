@@ -1,27 +1,41 @@
-"""The corpus as a table and as a 2-D map (PCA of paper embeddings, k-means topics) for the UI."""
+"""The corpus as a 2-D map for the UI: a neighbourhood-keeping projection of the paper embeddings, k-means topics
+named by c-TF-IDF.
+
+* **Projection.** openTSNE (cosine distances) keeps papers next to their nearest neighbours, so a paper lands
+  among the papers it is like; below :data:`TSNE_MIN` papers t-SNE has too few neighbours to work with and the
+  first two principal components are used. A fit is deterministic (fixed seed) and is stored next to the store
+  (:class:`ProjectionCache`), keyed by the store's revision and its papers, so it is computed once per revision.
+* **Topics.** Cosine k-means on the embeddings; each cluster is named by its two highest c-TF-IDF terms (words and
+  two-word phrases of its abstracts, weighed against the whole corpus). Stop-words are dropped, and so are the
+  corpus's own generic words: those in more than :data:`GENERIC_DF` of all abstracts. Links, e-mail addresses and
+  code-like pieces (with ``/``, ``@``, ``_``, a dot inside or a digit) are not words.
+"""
 
 from __future__ import annotations
 
-import re
+import hashlib
+import logging
+import math
+import os
+import tempfile
+import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from vectorstore.text import STOPWORDS
+from vectorstore.text import STOPWORDS, same_term, tokens
 from vectorstore.types import Paper
 
-_WORD = re.compile(r"[a-z][a-z-]{3,}")
-_GENERIC = STOPWORDS | {
-    "model", "models", "method", "methods", "propose", "proposed", "results", "show", "learning", "based",
-    "approach", "data", "performance", "existing", "novel", "problem", "framework", "paper", "demonstrate",
-    "experiments", "while", "which", "their", "these", "such", "across", "first", "into", "well", "however",
-    "tasks", "task", "training", "network", "networks", "neural", "deep", "large", "state-of-the-art", "often",
-    "analysis", "derive", "introduces", "introduce", "outperforms", "achieves", "achieve", "using", "provide",
-    "provides", "study", "studies", "shows", "enables", "leverages", "address", "addresses", "under",
-    "significantly", "both", "remains", "without", "through", "standard", "recent", "strong", "work",
-    "empirical", "theoretical", "benchmarks", "baselines", "efficient", "effective", "improves", "further", "sparse",
-}  # fmt: skip
+log = logging.getLogger("askpapers")
+
+TSNE_MIN = 15  # fewer papers than this are projected by PCA
+GENERIC_DF = 0.25  # a word in more than this share of all abstracts names no topic ("learning", "propose", …)
+GENERIC_MIN_DOCS = 5  # … and in a small corpus, it must also be in more than this many abstracts
+MOST_TOPICS = 10
+PHRASE_SHARE = 0.6  # a two-word phrase names a topic instead of its word when it scores this share of the word
 
 
 @dataclass
@@ -33,16 +47,84 @@ class MapPoint:
     topic: str
 
 
-def project(vectors: np.ndarray) -> np.ndarray:
+# -- the projection ---------------------------------------------------------------------------------------------
+def pca(vectors: np.ndarray) -> np.ndarray:
     """2-D coordinates: the first two principal components."""
+    out = np.zeros((len(vectors), 2), dtype=np.float32)
     if len(vectors) < 2:
-        return np.zeros((len(vectors), 2), dtype=np.float32)
+        return out
     centred = vectors - vectors.mean(axis=0)
     _, _, vt = np.linalg.svd(centred, full_matrices=False)
-    coords: np.ndarray = centred @ vt[:2].T
-    return coords
+    coords = centred @ vt[:2].T
+    out[:, : coords.shape[1]] = coords
+    return out
 
 
+def tsne(vectors: np.ndarray, threads: int = 1) -> np.ndarray:
+    """2-D coordinates by openTSNE over cosine distances (deterministic)."""
+    from openTSNE import TSNE  # imported on first use: it is only needed for the map
+
+    n = len(vectors)
+    perplexity = float(min(30.0, max(2.0, (n - 1) / 3)))
+    model = TSNE(perplexity=perplexity, metric="cosine", n_jobs=threads, random_state=0, verbose=False)
+    return np.asarray(model.fit(np.asarray(vectors, dtype=np.float64)), dtype=np.float32)
+
+
+def project(vectors: np.ndarray, threads: int = 1) -> np.ndarray:
+    """2-D coordinates that keep neighbourhoods: t-SNE, or PCA for fewer than :data:`TSNE_MIN` papers."""
+    if len(vectors) < TSNE_MIN:
+        return pca(vectors)
+    return tsne(vectors, threads)
+
+
+class ProjectionCache:
+    """A projection stored in one ``.npz`` file, valid for one key (the store revision and its papers).
+
+    The file is written atomically; a data directory that cannot be written (read-only) only loses the cache.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @staticmethod
+    def key(revision: str, paper_ids: Sequence[str]) -> str:
+        h = hashlib.blake2b(revision.encode(), digest_size=16)
+        for pid in paper_ids:
+            h.update(b"\0" + pid.encode("utf-8", "surrogatepass"))
+        return h.hexdigest()
+
+    def load(self, key: str, n: int) -> np.ndarray | None:
+        try:
+            with np.load(self.path, allow_pickle=False) as f:
+                if str(f["key"]) != key or f["xy"].shape != (n, 2):
+                    return None
+                return np.asarray(f["xy"], dtype=np.float32)
+        except (OSError, KeyError, ValueError):
+            return None
+
+    def save(self, key: str, xy: np.ndarray) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".map-", suffix=".npz")
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, key=np.array(key), xy=xy)
+            os.replace(tmp, self.path)
+        except OSError as e:
+            log.info("askpapers: the map's projection is not cached (%s)", e)
+
+    def projection(self, revision: str, paper_ids: Sequence[str], vectors: np.ndarray, threads: int = 1) -> np.ndarray:
+        """The stored projection for this revision and these papers, or a new one (then stored)."""
+        key = self.key(revision, paper_ids)
+        xy = self.load(key, len(paper_ids))
+        if xy is None:
+            started = time.perf_counter()
+            xy = project(vectors, threads)
+            log.info("askpapers: projected %d papers in %.1f s", len(paper_ids), time.perf_counter() - started)
+            self.save(key, xy)
+        return xy
+
+
+# -- topics -----------------------------------------------------------------------------------------------------
 def kmeans(vectors: np.ndarray, k: int, iterations: int = 25, seed: int = 0) -> np.ndarray:
     """Cluster labels (cosine k-means with k-means++ seeding; deterministic)."""
     n = len(vectors)
@@ -66,28 +148,100 @@ def kmeans(vectors: np.ndarray, k: int, iterations: int = 25, seed: int = 0) -> 
     return labels
 
 
-def topic_names(papers: list[Paper], labels: np.ndarray) -> dict[int, str]:
-    """Name each cluster by the two words most over-represented in its abstracts."""
-    docs = [set(_WORD.findall(p.abstract.lower())) - _GENERIC for p in papers]
-    overall = Counter(w for d in docs for w in d)
+def _is_word_piece(piece: str) -> bool:
+    """False for a link, an address or a piece of code: it has ``/``, ``@``, ``_`` or a dot between letters."""
+    if "/" in piece or "@" in piece or "_" in piece:
+        return False
+    inner = piece.strip(".,;:!?()[]{}\"'“”‘’")
+    return "." not in inner
+
+
+def terms(text: str) -> Counter[str]:
+    """The words (3+ letters, no stop-words) of a text and its two-word phrases (two such words in a row), counted."""
+    words = tokens(" ".join(p for p in text.split() if _is_word_piece(p)))
+    out: Counter[str] = Counter()
+    prev = ""
+    for w in words:
+        if w in STOPWORDS or len(w) < 3 or not w.isalpha():
+            prev = ""
+            continue
+        out[w] += 1
+        if prev:
+            out[f"{prev} {w}"] += 1
+        prev = w
+    return out
+
+
+def generic_terms(docs: Sequence[Counter[str]]) -> set[str]:
+    """The corpus's generic terms: in more than :data:`GENERIC_DF` of the documents (and :data:`GENERIC_MIN_DOCS`)."""
+    df = Counter(t for d in docs for t in d)
+    most = max(GENERIC_DF * len(docs), GENERIC_MIN_DOCS)
+    return {t for t, n in df.items() if n > most}
+
+
+def ctfidf(docs: Sequence[Counter[str]], labels: np.ndarray) -> dict[int, list[tuple[str, float]]]:
+    """Each cluster's terms by c-TF-IDF, best first: the term's share of the cluster's words times
+    ``log(1 + A / f)``, where ``f`` is how often the corpus uses the term and ``A`` the mean number of words in a
+    cluster. Generic terms (:func:`generic_terms`) are left out, and so are terms of only one of the cluster's
+    documents (when it has more)."""
+    generic = generic_terms(docs)
+    overall: Counter[str] = Counter()
+    for d in docs:
+        overall.update(d)
+    clusters = sorted(set(labels.tolist()))
+    mean_words = sum(overall.values()) / max(len(clusters), 1)
+    out: dict[int, list[tuple[str, float]]] = {}
+    for j in clusters:
+        idx = np.flatnonzero(labels == j).tolist()
+        tf: Counter[str] = Counter()
+        df: Counter[str] = Counter()
+        for i in idx:
+            tf.update(docs[i])
+            df.update(docs[i].keys())
+        size = max(sum(tf.values()), 1)
+        keep = [t for t in tf if t not in generic and (df[t] >= 2 or len(idx) == 1)]
+        if not keep:
+            keep = [t for t in tf if t not in generic]
+        scored = [(t, (tf[t] / size) * math.log(1 + mean_words / overall[t])) for t in keep]
+        out[j] = sorted(scored, key=lambda s: (-s[1], s[0]))
+    return out
+
+
+def topic_names(papers: Sequence[Paper], labels: np.ndarray, words: int = 2) -> dict[int, str]:
+    """Each cluster named by its best c-TF-IDF terms (``words`` of them that share no word), e.g.
+    "diffusion models · image"; a word is replaced by a two-word phrase of it that scores nearly as high."""
+    docs = [terms(f"{p.title if not p.title_derived else ''}. {p.abstract}") for p in papers]
     names: dict[int, str] = {}
-    for j in sorted(set(labels.tolist())):
-        idx = np.flatnonzero(labels == j)
-        local = Counter(w for i in idx for w in docs[i])
-        if len(idx) > 2:
-            local = Counter({w: c for w, c in local.items() if c >= 2}) or local
-        scored = sorted(local, key=lambda w: (-(local[w] / len(idx)) * np.log(1 + len(papers) / overall[w]), w))
-        names[j] = f"{j + 1}: " + " · ".join(scored[:2]) if scored else f"topic {j + 1}"
+    for j, ranked in ctfidf(docs, labels).items():
+        chosen: list[str] = []
+        used: list[str] = []
+        phrases = [(t, score) for t, score in ranked if " " in t]
+        for t, score in ranked:
+            if " " not in t:  # a word that mostly comes in one phrase is named by the phrase ("neural networks")
+                t = next((ph for ph, sp in phrases if sp >= PHRASE_SHARE * score and t in ph.split()), t)
+            parts = t.split()
+            if any(same_term(a, b) for a in parts for b in used):  # "graphs" after "graph", "private" after "privacy"
+                continue
+            chosen.append(t)
+            used += parts
+            if len(chosen) == words:
+                break
+        names[j] = " · ".join(chosen) if chosen else f"topic {j + 1}"
     return names
 
 
-def build_map(papers: list[Paper], vectors: np.ndarray) -> list[MapPoint]:
+def topic_count(n: int) -> int:
+    return max(2, min(MOST_TOPICS, round(math.sqrt(n / 2))))
+
+
+def build_map(papers: list[Paper], vectors: np.ndarray, xy: np.ndarray | None = None) -> list[MapPoint]:
+    """Every paper as a point with its topic; ``xy`` is the projection (computed here when not given)."""
     if not papers:
         return []
-    k = max(2, min(10, round((len(papers) / 2) ** 0.5)))
-    labels = kmeans(vectors, min(k, len(papers)))
+    if xy is None:
+        xy = project(vectors)
+    labels = kmeans(vectors, min(topic_count(len(papers)), len(papers)))
     names = topic_names(papers, labels)
-    xy = project(vectors)
     return [
         MapPoint(p.paper_id, p.title, round(float(xy[i, 0]), 4), round(float(xy[i, 1]), 4), names[int(labels[i])])
         for i, p in enumerate(papers)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS, make_settings
+from vectorstore.titles import derive_title
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
@@ -152,9 +152,10 @@ def test_abstract_html_renders_as_text(page) -> None:  # type: ignore[no-untyped
     )
     assert page.evaluate(js_links + ".length") == 0
     page.get_by_role("tab", name="Papers").click()
-    page.fill("#papers input.search-input", "Zebra")
+    page.fill("#paper-search textarea, #paper-search input", "Zebra")  # titles and abstracts
     page.wait_for_timeout(500)
-    page.locator("#papers").get_by_text(re.compile("^Zebra")).locator("visible=true").first.click()
+    title = derive_title(XSS)  # the row of the hostile paper, by its derived title
+    page.locator("#papers").get_by_text(title, exact=True).locator("visible=true").first.click()
     page.wait_for_selector("#abstract-view", timeout=10_000)
     assert "<img src=x" in page.locator("#abstract-view").inner_text()
     assert page.evaluate("window.__xss") is None, "no script from an abstract may run"

@@ -33,8 +33,8 @@ from rag.inputs import MAX_K, clean_question, recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
 from vectorstore.errors import AskPapersError, QuestionError
-from vectorstore.text import printable
 
+from . import corpus_view
 from .guard import middleware, uploaded_paths
 from .render import answer_html, inline_html, message_html, text_html
 
@@ -308,39 +308,42 @@ class Handlers:
         question = str(convo[-2]["content"])
         yield from self.respond(question, convo[:-2], mode, min(last.total, MAX_K), venue, year, has_code)
 
-    def table(self) -> tuple[str, pd.DataFrame]:
-        rows = [
-            {"Title": printable(p.title, newlines=False), "Venue": printable(p.venue, newlines=False),
-             "Year": p.year or "", "Code": " ".join(p.code_urls), "ID": p.paper_id}
-            for p in self.app.papers()
-        ]  # fmt: skip
-        df = pd.DataFrame(rows, columns=["Title", "Venue", "Year", "Code", "ID"])
-        return f"**{len(rows)} papers** in the corpus. Click a row to read its abstract.", df
+    def table(self, query: str = "", sort: str = "Title") -> tuple[str, pd.DataFrame]:
+        """The papers, in the order ``sort`` names; with a ``query``, only those whose title or abstract states it
+        (the product's own BM25 search) or whose venue, year or id contains it."""
+        papers = self.app.papers()
+        query = (query or "").strip()
+        total = len(papers)
+        if query:
+            try:
+                found = set(self.app.find(query))
+            except AskPapersError as e:
+                return f"⚠️ {text_html(str(e))}", pd.DataFrame([], columns=corpus_view.COLUMNS)
+            q = query.lower()
+            papers = [p for p in papers if p.paper_id in found
+                      or any(q in s.lower() for s in (p.venue, str(p.year or ""), p.paper_id))]  # fmt: skip
+        df = pd.DataFrame(corpus_view.rows(corpus_view.sorted_papers(papers, sort)), columns=corpus_view.COLUMNS)
+        if not query:
+            return f"**{total:,} papers** in the corpus. Click a row to read its abstract.", df
+        return (
+            f"**{len(papers):,} of {total:,} papers** match the search (title, abstract, venue or year). "
+            "Click a row to read its abstract.",
+            df,
+        )
 
     def show_abstract(self, evt: gr.SelectData) -> str:
         row = evt.row_value or []
         pid = str(row[-1]) if row else ""
-        paper = self.app.paper(pid)
-        if paper is None:
-            return ""
-        venue = f" · {text_html(paper.venue)}" if paper.venue else ""
-        return (
-            f"<div id='abstract-view'><h3>{text_html(paper.title)}</h3>"
-            f"<p class='meta'>{text_html(pid)}{venue}</p><p>{text_html(paper.abstract)}</p></div>"
-        )
+        return corpus_view.abstract_html(self.app.paper(pid))
 
-    def corpus_map(self, answer: Answer | None) -> pd.DataFrame:
+    def corpus_map(self, answer: Answer | None) -> str:
         cited = {c.paper_id for c in answer.citations} if answer else set()
-        rows = [
-            {
-                "x": p.x,
-                "y": p.y,
-                "title": printable(p.title, newlines=False),
-                "topic": "★ cited in last answer" if p.paper_id in cited else p.topic,
-            }
-            for p in self.app.corpus_map()
-        ]
-        return pd.DataFrame(rows, columns=["x", "y", "title", "topic"])
+        return corpus_view.map_html(self.app.corpus_map(), cited)
+
+    def open_point(self, evt: gr.EventData) -> str:
+        """A click on the map: the clicked paper's abstract."""
+        data = evt._data if isinstance(evt._data, dict) else {}
+        return corpus_view.abstract_html(self.app.paper(str(data.get("paper_id", ""))), elem_id="map-abstract-view")
 
     def add(self, files: Any, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, ...]:  # noqa: B008
         """Ingest uploaded files. The payload is raw (``preprocess=False``): only files Gradio received as
@@ -413,10 +416,15 @@ def _chat_tab(app: AskPapers) -> SimpleNamespace:
 
 def _papers_tab() -> SimpleNamespace:
     with gr.Tab("Papers"):
+        with gr.Row(equal_height=True):
+            search = gr.Textbox(placeholder="Search titles and abstracts, e.g. bottleneck", show_label=False,
+                                elem_id="paper-search", scale=3, min_width=200, max_length=2000)  # fmt: skip
+            sort = gr.Radio(corpus_view.SORTS, value="Title", label="Sort by", elem_id="paper-sort", scale=2,
+                            min_width=200)  # fmt: skip
         count = gr.Markdown(elem_id="paper-count")
         papers = gr.Dataframe(
-            headers=["Title", "Venue", "Year", "Code", "ID"], datatype=["str"] * 5, interactive=False,
-            show_search="search", wrap=True, elem_id="papers", max_height=480,
+            headers=corpus_view.COLUMNS, datatype=["str"] * 5, interactive=False, wrap=True, elem_id="papers",
+            max_height=480, column_widths=corpus_view.COLUMN_WIDTHS,
         )  # fmt: skip
         abstract = gr.HTML(elem_id="abstract")
         with gr.Row():
@@ -424,16 +432,20 @@ def _papers_tab() -> SimpleNamespace:
                              file_types=[".txt", ".jsonl", ".json", ".csv"], elem_id="upload")  # fmt: skip
             add_btn = gr.Button("Add to corpus", elem_id="add")
         upload_status = gr.Markdown(elem_id="upload-status")
-    return SimpleNamespace(count=count, papers=papers, abstract=abstract, upload=upload, add_btn=add_btn,
-                           upload_status=upload_status)  # fmt: skip
+    return SimpleNamespace(search=search, sort=sort, count=count, papers=papers, abstract=abstract, upload=upload,
+                           add_btn=add_btn, upload_status=upload_status)  # fmt: skip
 
 
-def _map_tab() -> gr.ScatterPlot:
+def _map_tab() -> SimpleNamespace:
     with gr.Tab("Map"):
         gr.Markdown(
-            "Papers projected from their embeddings (PCA), coloured by topic cluster; ★ = cited by the last answer."
+            "Papers placed by their embeddings (t-SNE: similar papers sit together), coloured by topic; "
+            "★ = cited by the last answer. Point at a paper for its title, click it for its abstract."
         )
-        return gr.ScatterPlot(x="x", y="y", color="topic", tooltip=["title", "topic"], height=560, elem_id="map")
+        plot = gr.HTML(corpus_view.map_html([]), css_template=corpus_view.MAP_CSS, js_on_load=corpus_view.MAP_JS,
+                       elem_id="map")  # fmt: skip
+        abstract = gr.HTML(elem_id="map-abstract")
+    return SimpleNamespace(plot=plot, abstract=abstract)
 
 
 def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
@@ -444,7 +456,8 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         gr.Markdown("## askpapers\nAsk about the papers in the corpus; every answer cites the abstracts it used.")
         c = _chat_tab(app)
         p = _papers_tab()
-        plot = _map_tab()
+        m = _map_tab()
+        plot = m.plot
         inputs = [c.box, convo, c.mode, c.k, c.venue, c.year, c.has_code]
         outputs = [c.chatbot, c.box, c.notice, c.sources, c.files, last, convo, c.show_all]
         for trigger in (c.send.click, c.box.submit):
@@ -454,7 +467,12 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         c.new_chat.click(lambda: ([], "", sources_html(None), [], None, [], gr.update(visible=False)), None,
                          [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all])  # fmt: skip
         p.papers.select(h.show_abstract, None, p.abstract)
-        p.add_btn.click(h.add, p.upload, [p.upload_status, p.count, p.papers, plot, p.upload], preprocess=False)
+        for event in (p.search.change, p.sort.change):
+            event(h.table, [p.search, p.sort], [p.count, p.papers], trigger_mode="always_last", show_progress="hidden")
+        p.add_btn.click(h.add, p.upload, [p.upload_status, p.count, p.papers, plot, p.upload], preprocess=False).then(
+            h.table, [p.search, p.sort], [p.count, p.papers]
+        )
+        plot.click(h.open_point, None, m.abstract)
         demo.load(h.table, None, [p.count, p.papers]).then(h.corpus_map, last, plot)
         gr.api(h.api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
@@ -475,6 +493,7 @@ def launch(
     settings = settings or get_settings()
     app = AskPapers(settings)
     app.index  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
+    threading.Thread(target=corpus_view.warm_map, args=(app,), daemon=True, name="askpapers-map").start()
     demo = build(app)
     # Answers run in Gradio's worker threads, never on its event loop. Extractive answers are CPU work that
     # shares one embedder, so more than a few at once only queue inside it; LLM answers mostly wait on the
@@ -487,7 +506,7 @@ def launch(
         share=share,
         auth=settings.ui.credentials(),
         theme=theme(),
-        css=CSS,
+        css=CSS + corpus_view.PAPERS_CSS,
         js=JS,
         head=HEAD,
         footer_links=["api"],

@@ -44,7 +44,10 @@ class AnswerSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_list: int = Field(default=50, ge=1, description="Most papers a which-papers answer cites")
+    max_list: int = Field(
+        default=50, ge=1, description="Papers a which-papers answer lists unless k asks for more (up to 1,000); the "
+        "count is always the true total"
+    )  # fmt: skip
     dense_alone: float = Field(
         default=0.62, ge=0, le=1, description="Cosine at which a paper matches a topic it does not state, if its best "
         "sentence holds half the topic's words (tuned on the dev questions)"

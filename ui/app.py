@@ -469,11 +469,15 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         p.papers.select(h.show_abstract, None, p.abstract)
         for event in (p.search.change, p.sort.change):
             event(h.table, [p.search, p.sort], [p.count, p.papers], trigger_mode="always_last", show_progress="hidden")
-        p.add_btn.click(h.add, p.upload, [p.upload_status, p.count, p.papers, plot, p.upload], preprocess=False).then(
-            h.table, [p.search, p.sort], [p.count, p.papers]
-        )
+        p.add_btn.click(
+            h.add,
+            p.upload,
+            [p.upload_status, p.count, p.papers, plot, p.upload],
+            preprocess=False,
+            show_progress_on=p.upload_status,
+        ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden")
         plot.click(h.open_point, None, m.abstract)
-        demo.load(h.table, None, [p.count, p.papers]).then(h.corpus_map, last, plot)
+        demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(h.corpus_map, last, plot)
         gr.api(h.api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
 

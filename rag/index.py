@@ -63,6 +63,7 @@ class PaperIndex:
         self._papers: dict[str, Paper] = {}  # records read from the store, kept until the store changes
         self._papers_key = ""
         self._chunk_vectors: dict[str, np.ndarray] = {}  # every chunk vector of a paper (for the reranker), likewise
+        self._paper_vectors: dict[str, np.ndarray] = {}  # paper embeddings, likewise
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # recent query embeddings (several parts embed one)
         self._pinned = threading.local()
 
@@ -80,6 +81,7 @@ class PaperIndex:
             if key != self._papers_key:
                 self._papers.clear()
                 self._chunk_vectors.clear()
+                self._paper_vectors.clear()
                 self._papers_key = key
             return self._lexical
 
@@ -231,8 +233,17 @@ class PaperIndex:
         return sorted(self.store.iter_papers(), key=lambda p: p.title.lower())
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
-        """The papers' embeddings (the mean of their chunks)."""
-        return self.store.paper_vectors(list(ids))
+        """The papers' embeddings (the mean of their chunks), from the cache where possible."""
+        found = {pid: v for pid in dict.fromkeys(ids) if (v := self._paper_vectors.get(pid)) is not None}
+        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
+        if missing:
+            fetched = self.store.paper_vectors(missing)
+            found.update(fetched)
+            with self._lock:
+                if len(self._paper_vectors) + len(fetched) > PAPER_CACHE:
+                    self._paper_vectors.clear()
+                self._paper_vectors.update(fetched)
+        return found
 
     def count(self) -> int:
         return self.store.count()

@@ -159,6 +159,7 @@ class LearnedRanker:
         self._booster: Any = None
         self._docs: dict[str, DocText] = {}
         self._docs_key = ""
+        self._df: dict[str, int] = {}  # document frequencies of query words (cleared with the documents)
         self._lock = threading.Lock()
 
     @property
@@ -181,6 +182,7 @@ class LearnedRanker:
         with self._lock:
             if key != self._docs_key or len(self._docs) > DOC_CACHE:
                 self._docs.clear()
+                self._df.clear()
                 self._docs_key = key
         out: dict[str, DocText] = {}
         for pid, p in papers.items():
@@ -194,8 +196,13 @@ class LearnedRanker:
     def _idf(self, text: str) -> dict[str, float]:
         """BM25's idf of each content word of the query, from the corpus's document frequencies."""
         words = [w for w in dict.fromkeys(word_tokens(text)) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
-        n = max(self.index.size(), 1)
-        df = self.index.word_df(words)
+        if not self._df:  # (emptied when the store changes)
+            self._df[""] = max(self.index.size(), 1)  # the paper count, kept under the empty word
+        n = self._df[""]
+        missing = [w for w in words if w not in self._df]
+        if missing:
+            self._df.update(dict.fromkeys(missing, 0) | self.index.word_df(missing))
+        df = self._df
         return {w: max(math.log((n - df.get(w, 0) + 0.5) / (df.get(w, 0) + 0.5)), 1e-6) for w in words}
 
     def pool(

@@ -246,7 +246,7 @@ class LexicalIndex:
         marks = ",".join("?" * len(rowids))
         sql = (
             "SELECT rowid, bm25(papers, 0, 1.0, 1.0), bm25(papers, 0, 1.0, 0.0), bm25(papers, 0, 0.0, 1.0) "
-            f"FROM papers WHERE papers MATCH ? AND rowid IN ({marks})"
+            f"FROM papers WHERE papers MATCH ? AND +rowid IN ({marks})"  # one MATCH scan, then the filter
         )
         rows = conn.execute(sql, [expr, *rowids]).fetchall()
         return {rowids[r]: (-float(a), -float(t), -float(b)) for r, a, t, b in rows if r in rowids}

@@ -48,7 +48,7 @@ def stream(app: AskPapers, question: str, history: list[dict[str, str]] | None =
 
 
 def system_prompt(request: dict[str, Any]) -> str:
-    return next(m["content"] for m in request["messages"] if m["role"] == "system")
+    return str(next(m["content"] for m in request["messages"] if m["role"] == "system"))
 
 
 def cites(template: str) -> Any:

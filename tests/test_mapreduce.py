@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from rag.settings import AnswerSettings, LLMSettings, Settings
 from rag.types import Answer, Progress
 from tests.conftest import make_settings
 from tests.fake_openai import FakeOpenAI, Reply
+from tests.test_llm import server as server  # the module's fake OpenAI server
 
 MERGING = "Which papers study model merging?"
 DOMAINS = ["vision", "speech", "code", "robotics", "medicine", "law", "chemistry", "finance", "music", "maps",
@@ -47,13 +47,6 @@ def merging_records() -> list[dict[str, str]]:
                         f"The data and code for the {topic} measurements are released.",
         })  # fmt: skip
     return out
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeOpenAI]:
-    fake = FakeOpenAI().start()
-    yield fake
-    fake.stop()
 
 
 @pytest.fixture()

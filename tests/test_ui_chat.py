@@ -11,7 +11,8 @@ import pytest
 
 from tests.conftest import make_settings
 from tests.test_k_limit import quokka_corpus
-from tests.test_ui import ARGS, CHROMIUM, ask, free_port, last_answer
+from tests.test_ui import CHROMIUM, ask, free_port, last_answer
+from tests.test_ui import browser as browser  # the module's headless Chromium fixture
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 Q = "Which papers study quokka foraging?"
@@ -31,16 +32,6 @@ def url(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[str
     _, address, _ = launch(settings, port=free_port(), block=False)
     yield address.rstrip("/")
     gr.close_all()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser: Any, url: str, width: int = 1400, height: int = 1000) -> Any:

@@ -47,7 +47,8 @@ def ingest_lock(settings: StoreSettings, wait: bool = True) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-EMBED_SLICE = 32  # texts embedded between two progress reports (the embedder runs them in batches of 8)
+EMBED_SLICE = 32  # fewest texts embedded between two progress reports (the embedder runs them in batches of 8)
+PROGRESS_STEPS = 4  # progress reports per batch at most
 Report = Callable[[int], None]  # called with the number of papers just finished
 
 
@@ -138,23 +139,32 @@ def precomputed_chunks(
 
 
 def _embed_reporting(texts: list[str], sizes: list[int], embedder: Embedder, report: Report | None) -> np.ndarray:
-    """Embed ``texts`` (the chunks of papers with ``sizes`` chunks each, in order), reporting each paper finished
-    after every slice of :data:`EMBED_SLICE` chunks."""
+    """Embed ``texts`` (the chunks of papers with ``sizes`` chunks each, in order), reporting the papers finished
+    after every slice: a quarter of the batch, at least :data:`EMBED_SLICE` chunks. Slices are cut from the texts
+    sorted by length, so each holds texts of similar length and pads little."""
     if report is None or len(texts) <= EMBED_SLICE:
         vectors = embedder.embed(texts)
         if report is not None and sizes:
             report(len(sizes))
         return vectors
-    parts: list[np.ndarray] = []
-    ends = np.cumsum(sizes)  # the chunk count at which each paper is complete
-    finished = 0
-    for start in range(0, len(texts), EMBED_SLICE):
-        parts.append(embedder.embed(texts[start : start + EMBED_SLICE]))
-        now = int(np.searchsorted(ends, start + len(parts[-1]), side="right"))
-        if now > finished:
-            report(now - finished)
-            finished = now
-    return np.concatenate(parts)
+    owner = np.repeat(np.arange(len(sizes)), sizes)  # the paper of each chunk
+    remaining = np.asarray(sizes, dtype=np.int64).copy()
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    step = max(EMBED_SLICE, -(-len(texts) // PROGRESS_STEPS))  # (larger slices embed faster)
+    out: np.ndarray | None = None
+    for start in range(0, len(order), step):
+        idx = order[start : start + step]
+        part = embedder.embed([texts[i] for i in idx])
+        if out is None:
+            out = np.empty((len(texts), part.shape[1]), dtype=part.dtype)
+        out[idx] = part
+        papers = owner[idx]
+        np.subtract.at(remaining, papers, 1)
+        done = int(np.count_nonzero(remaining[np.unique(papers)] == 0))
+        if done:
+            report(done)
+    assert out is not None
+    return out
 
 
 def embed_batch(

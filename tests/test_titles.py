@@ -349,3 +349,17 @@ def test_failed_llm_request_keeps_the_offline_title(tmp_path: Path, fake_llm: Fa
     assert report.added == 2
     assert papers["eig"].title == derive_title(ABSTRACT_EIG)
     assert papers["fab"].title == derive_title(ABSTRACT_FAB)
+
+
+def test_markup_and_code_never_make_a_title() -> None:
+    """Tag names, code and file names in an abstract are not title words (the hostile test paper was titled
+    "Window.__xss and stripe camouflage")."""
+    hostile = (
+        "Zebra stripe camouflage is studied with <script>window.__xss = 1</script> a new model. "
+        'We show <img src=x onerror="window.__xss = 2"> that stripes confuse biting flies. '
+        "Run train.py or </b> config_file to see it."
+    )
+    title = derive_title(hostile)
+    words = set(title.lower().split())
+    assert not words & {"script", "img", "b", "window.__xss", "train.py", "config_file", "onerror", "src"}, title
+    assert "stripe camouflage" in title.lower()

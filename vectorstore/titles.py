@@ -201,10 +201,15 @@ def _runs(abstract: str) -> list[list[tuple[str, int]]]:
     for sent in spans:
         run: list[tuple[str, int]] = []
         prev = ""
+        before: list[str] = ["", ""]  # the two tokens before this one, as written
         for tok, si in sent:
             low = tok.lower()
+            tag = before[-1] == "<" or before == ["<", "/"]  # an HTML tag's name (<script>, </b>)
+            before = [before[-1], tok]
             word = tok[0].isalnum()
             content = word and low not in FUNCTION_WORDS and len(tok) > 1 and not _NUMBER.fullmatch(tok)
+            if content and (tag or "_" in tok or "." in tok.strip(".")):
+                content = False  # markup, code or a file name (script, window.__xss, train.py): not a title's
             if content and tok.islower() and (low.endswith("ly") and len(low) > 4):
                 content = False  # an adverb
             if content and not run and low in said_after_we:

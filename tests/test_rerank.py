@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rag.api import AskPapers
-from rag.rerank import FEATURES, N_TEXT, DocText, LearnedRanker, QueryText, model_path, text_features
+from rag.rerank import FEATURES, N_TEXT, DocText, Forest, LearnedRanker, QueryText, model_path, text_features
 from rag.retrieval import Query, hybrid
 from rag.settings import RetrievalSettings, Settings
 
@@ -42,6 +42,40 @@ def test_the_shipped_model_reads_these_features() -> None:
     booster = lgb.Booster(model_file=str(model_path()))
     assert booster.feature_name() == FEATURES
     assert booster.num_trees() > 0
+
+
+def test_the_numpy_forest_scores_as_lightgbm(app: AskPapers) -> None:
+    """The query path evaluates the model with numpy (no LightGBM import): the same scores, on a real pool and on
+    random rows spread over and beyond each feature's range (thresholds, ties, extremes, NaN)."""
+    import lightgbm as lgb
+
+    booster = lgb.Booster(model_file=str(model_path()))
+    forest = Forest.load(model_path())
+    query = app.search_query("Which papers use information bottleneck?")
+    results, fused = app.parts.retriever.fuse(query)
+    pool = app.parts.retriever.pool(query, None, results, fused).features
+    rng = np.random.default_rng(0)
+    lo, hi = pool.min(axis=0) - 1, pool.max(axis=0) + 1
+    noise = (lo + (hi - lo) * rng.random((500, len(FEATURES)))).astype(np.float32)
+    noise[::7, 3] = np.nan
+    for x in (pool, noise, np.zeros((3, len(FEATURES)), np.float32)):
+        assert np.allclose(forest.predict(x), booster.predict(np.nan_to_num(x, nan=0.0)), atol=1e-9)
+    assert not np.allclose(forest.predict(pool), forest.predict(pool)[0])  # the scores tell papers apart
+
+
+def test_the_query_path_never_imports_lightgbm(corpus_settings: Settings) -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from rag.api import AskPapers; from rag.settings import Settings; from vectorstore.config import "
+        f"StoreSettings; a = AskPapers(Settings(store=StoreSettings(data_dir={str(corpus_settings.store.data_dir)!r}, "
+        f"collection={corpus_settings.store.collection!r}))); assert a.search('information bottleneck', 3); "
+        "print('lightgbm' in sys.modules, 'sklearn' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "False"]
 
 
 def test_the_pool_and_its_features(app: AskPapers) -> None:

@@ -5,7 +5,8 @@ pseudo-relevance feedback (Rocchio: the query vector plus the mean vector of the
 :data:`POOL` papers of that pool are described by :data:`FEATURES` and reordered by the shipped model
 (``rag/ranker/reranker.txt``, trained by ``python -m bench.ltr train``). Its cost is bounded by the pool: one more
 Chroma query, one FTS5 scan restricted to the pool's rows, the pool's chunk vectors (cached per store revision) and
-a 100-tree model, evaluated with numpy (:class:`Forest`; LightGBM itself is needed only to train it). Papers outside the pool keep their fused order after it. ``ASKPAPERS_RANKER=rrf`` turns it off.
+a 100-tree model, evaluated with numpy (:class:`Forest`; LightGBM itself is needed only to train it). Papers
+outside the pool keep their fused order after it. ``ASKPAPERS_RANKER=rrf`` turns it off.
 """
 
 from __future__ import annotations

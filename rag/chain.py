@@ -10,22 +10,20 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, TypeVar
-
-from langchain_core.callbacks import UsageMetadataCallbackHandler
-from langchain_core.language_models import BaseChatModel
-from langchain_core.output_parsers import StrOutputParser
-from langchain_core.prompts import ChatPromptTemplate
-from langchain_core.runnables import Runnable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vectorstore.resources import package_dir
 
 from .citations import ContextPaper
 from .settings import LLMSettings
 from .types import Condensed, Message, Verdicts
+
+if TYPE_CHECKING:  # LangChain is imported when a model is first used: extractive answers never load it
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.runnables import Runnable
 
 M = TypeVar("M", Condensed, Verdicts)
 MAX_JSON_CHARS = 50_000  # a model's JSON reply read at most this long (a longer one is not a valid reply)
@@ -67,6 +65,8 @@ def build_llm(s: LLMSettings) -> BaseChatModel:
 
 def _prompt(name: str) -> ChatPromptTemplate:
     """The prompt file as the system message; the question as the human message."""
+    from langchain_core.prompts import ChatPromptTemplate
+
     return ChatPromptTemplate.from_messages([("system", load_prompt(name)), ("human", "{question}")])
 
 
@@ -87,6 +87,8 @@ def _whole(llm: BaseChatModel) -> BaseChatModel:
 
 def map_chain(llm: BaseChatModel) -> Runnable[dict[str, Any], str]:
     """Cited notes on one batch of papers."""
+    from langchain_core.output_parsers import StrOutputParser
+
     return _prompt("map") | _whole(llm) | StrOutputParser()
 
 
@@ -121,33 +123,6 @@ def structured(out: Any, schema: type[M]) -> M | None:
         return schema.model_validate(json.loads(text[start : end + 1]))
     except ValueError:  # json.JSONDecodeError and pydantic.ValidationError are both ValueErrors
         return None
-
-
-class Meter(UsageMetadataCallbackHandler):
-    """Requests, tokens and their estimated cost over every step of one answer (thread-safe: batches run in
-    threads)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.requests = 0
-        self._count = threading.Lock()
-
-    def on_chat_model_start(self, *args: Any, **kwargs: Any) -> None:
-        with self._count:
-            self.requests += 1
-
-    def usage(self) -> dict[str, int]:
-        total = {"requests": self.requests, "input_tokens": 0, "output_tokens": 0, "total_tokens": 0}
-        for u in self.usage_metadata.values():
-            for key in ("input_tokens", "output_tokens", "total_tokens"):
-                total[key] += int(u.get(key, 0) or 0)  # type: ignore[call-overload]
-        return total
-
-    def cost(self, s: LLMSettings) -> float | None:
-        if s.price_in is None and s.price_out is None:
-            return None
-        u = self.usage()
-        return round((u["input_tokens"] * (s.price_in or 0) + u["output_tokens"] * (s.price_out or 0)) / 1e6, 6)
 
 
 def format_history(history: Sequence[Message], max_chars: int = 4000) -> str:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from langchain_core.output_parsers import StrOutputParser
-
 from vectorstore.pipeline import Titler
 from vectorstore.titles import checked_title
 from vectorstore.types import Paper
@@ -25,6 +23,8 @@ CONCURRENCY = 4  # requests at a time
 
 def llm_titler(settings: LLMSettings) -> Titler:
     """A titler for :func:`vectorstore.pipeline.ingest` that asks the model for each paper's title."""
+    from langchain_core.output_parsers import StrOutputParser
+
     chain = _prompt("title") | _whole(build_llm(settings)) | StrOutputParser()
 
     def titles(papers: Sequence[Paper]) -> list[str | None]:

@@ -63,7 +63,9 @@ def test_the_numpy_forest_scores_as_lightgbm(app: AskPapers) -> None:
     assert not np.allclose(forest.predict(pool), forest.predict(pool)[0])  # the scores tell papers apart
 
 
-def test_the_query_path_never_imports_lightgbm(corpus_settings: Settings) -> None:
+def test_search_and_extractive_answers_never_import_lightgbm_or_langchain(corpus_settings: Settings) -> None:
+    """Start-up cost: LightGBM pulls in scikit-learn, and LangChain takes about a second; neither is needed
+    without a model."""
     import subprocess
     import sys
 
@@ -71,11 +73,13 @@ def test_the_query_path_never_imports_lightgbm(corpus_settings: Settings) -> Non
         "import sys; from rag.api import AskPapers; from rag.settings import Settings; from vectorstore.config import "
         f"StoreSettings; a = AskPapers(Settings(store=StoreSettings(data_dir={str(corpus_settings.store.data_dir)!r}, "
         f"collection={corpus_settings.store.collection!r}))); assert a.search('information bottleneck', 3); "
-        "print('lightgbm' in sys.modules, 'sklearn' in sys.modules)"
+        "assert a.ask('Which papers use information bottleneck?', mode='extractive').citations; "
+        "assert a.ask('What rate gap does WaterSIC reach?', mode='extractive').citations; "
+        "print('lightgbm' in sys.modules, 'sklearn' in sys.modules, 'langchain_core' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split() == ["False", "False"]
+    assert out.stdout.split() == ["False", "False", "False"]
 
 
 def test_the_pool_and_its_features(app: AskPapers) -> None:

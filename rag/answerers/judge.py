@@ -11,17 +11,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from langchain_core.language_models import BaseChatModel
+from typing import TYPE_CHECKING, Any
 
 from vectorstore.text import sentences
 from vectorstore.types import Paper
 
-from ..chain import Meter, describe_error, format_context, judge_chain, structured
+from ..chain import describe_error, format_context, judge_chain, structured
 from ..citations import ContextPaper
 from ..settings import LLMSettings
 from ..types import Verdicts
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from ..meter import Meter
 
 log = logging.getLogger("askpapers")
 

@@ -19,10 +19,9 @@ import logging
 import time
 from collections.abc import Iterator
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from langchain_core.language_models import BaseChatModel
-
-from ..chain import Meter, build_llm, condense_chain, describe_error, format_context, format_history, structured
+from ..chain import build_llm, condense_chain, describe_error, format_context, format_history, structured
 from ..citations import Checked, ContextPaper, check
 from ..index import PaperIndex
 from ..lexicon import Lexicon
@@ -35,6 +34,11 @@ from .base import Answerer, Request
 from .extractive import LATIN, ExtractiveAnswerer, md, preface, reading
 from .judge import judge
 from .mapreduce import Generation, NothingRead, Synthesis
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from ..meter import Meter
 
 log = logging.getLogger("askpapers")
 
@@ -59,6 +63,8 @@ class LLMAnswerer(Answerer):
         self.lexicon = lexicon
 
     def stream(self, request: Request) -> Iterator[str | Progress | Answer]:
+        from ..meter import Meter  # (LangChain is imported only once a model is used)
+
         meter, run = Meter(), Generation()
         try:
             model = build_llm(self.llm)

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import Runnable
-
-from ..chain import Meter, answer_chain, describe_error, format_context, map_chain, reduce_chain
+from ..chain import answer_chain, describe_error, format_context, map_chain, reduce_chain
 from ..citations import ContextPaper
 from ..settings import LLMSettings
 from ..types import Progress
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.runnables import Runnable
+
+    from ..meter import Meter
 
 BLOCK_OVERHEAD = 64  # characters format_context adds around each abstract (number, fences, venue)
 

@@ -10,6 +10,7 @@ batch it commits. A change brings the BM25 index up to date and empties the cach
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sqlite3
 import threading
@@ -152,16 +153,7 @@ class PaperIndex:
 
     def chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Every chunk vector of each paper, from the cache where possible."""
-        found = {pid: v for pid in dict.fromkeys(ids) if (v := self._chunk_vectors.get(pid)) is not None}
-        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
-        if missing:
-            fetched = self.store.chunk_vectors(missing)
-            found.update(fetched)
-            with self._lock:
-                if len(self._chunk_vectors) + len(fetched) > PAPER_CACHE:
-                    self._chunk_vectors.clear()
-                self._chunk_vectors.update(fetched)
-        return found
+        return self._cached(self._chunk_vectors, ids, self.store.chunk_vectors)
 
     def nearest_chunks(self, text: str, n: int, filters: Filters | None = None) -> list[ChunkHit]:
         """The ``n`` chunks most similar to ``text``, most similar first."""
@@ -217,33 +209,32 @@ class PaperIndex:
     # -- records -----------------------------------------------------------------------------------------
     def papers(self, ids: Sequence[str]) -> dict[str, Paper]:
         """The stored records of these papers (those that exist), from the cache where possible."""
-        found = {pid: p for pid in dict.fromkeys(ids) if (p := self._papers.get(pid)) is not None}
-        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
+        return self._cached(self._papers, ids, self.store.get_papers)
+
+    def _cached(
+        self, cache: dict[str, T], ids: Sequence[str], fetch: Callable[[list[str]], dict[str, T]]
+    ) -> dict[str, T]:
+        """``ids``' entries of a per-revision cache (in the order given), fetching the missing ones into it."""
+        wanted = list(dict.fromkeys(ids))
+        found = {pid: v for pid in wanted if (v := cache.get(pid)) is not None}
+        missing = [pid for pid in wanted if pid not in found]
         if missing:
-            fetched = self.store.get_papers(missing)
+            fetched = fetch(missing)
             found.update(fetched)
             with self._lock:
-                if len(self._papers) + len(fetched) > PAPER_CACHE:
-                    self._papers.clear()
-                self._papers.update(fetched)
-        return {pid: found[pid] for pid in ids if pid in found}
+                if len(cache) + len(fetched) > PAPER_CACHE:
+                    cache.clear()
+                cache.update(fetched)
+        return {pid: found[pid] for pid in wanted if pid in found}
 
-    def all_papers(self) -> list[Paper]:
-        """Every paper in the store, by title."""
-        return sorted(self.store.iter_papers(), key=lambda p: p.title.lower())
+    def all_papers(self, most: int | None = None) -> list[Paper]:
+        """Every paper in the store, by title; or the first ``most`` the store yields, by title (the same list
+        when the store holds no more), without reading the rest."""
+        return sorted(itertools.islice(self.store.iter_papers(), most), key=lambda p: p.title.lower())
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The papers' embeddings (the mean of their chunks), from the cache where possible."""
-        found = {pid: v for pid in dict.fromkeys(ids) if (v := self._paper_vectors.get(pid)) is not None}
-        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
-        if missing:
-            fetched = self.store.paper_vectors(missing)
-            found.update(fetched)
-            with self._lock:
-                if len(self._paper_vectors) + len(fetched) > PAPER_CACHE:
-                    self._paper_vectors.clear()
-                self._paper_vectors.update(fetched)
-        return found
+        return self._cached(self._paper_vectors, ids, self.store.paper_vectors)
 
     def count(self) -> int:
         return self.store.count()

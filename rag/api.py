@@ -29,7 +29,7 @@ from . import inputs, snippets
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
 from .cues import REQUEST_WORDS
-from .examples import example_questions
+from .examples import MOST_READ, example_questions
 from .followup import FollowUps, previous_questions
 from .index import PaperIndex
 from .inputs import clean_question
@@ -109,7 +109,7 @@ class AskPapers:
 
     def example_questions(self) -> list[str]:
         """A few questions the corpus in the store answers (topics it states often, a method one paper names)."""
-        return example_questions(self.papers())
+        return example_questions(self.index.all_papers(MOST_READ))  # (not the whole of a large store at start-up)
 
     def paper(self, paper_id: str) -> Paper | None:
         """One paper by id, or None."""

@@ -18,7 +18,7 @@ from vectorstore.types import Paper
 from .cues import TOKEN, is_name
 from .groups import GENERIC
 
-MOST_READ = 5_000  # papers read for the statistics (a larger corpus is sampled by its first papers)
+MOST_READ = 5_000  # papers read for the statistics (of a larger corpus, the first the store yields)
 TOPICS = 3  # topic examples; one method example follows
 
 

@@ -96,7 +96,9 @@ def check_consistent(store: Store, papers: int) -> None:
 
 def test_sigkill_mid_ingest_then_rerun_finishes_the_rest(store_env: dict[str, str]) -> None:
     run = Ingest([CORPUS], store_env)
-    run.wait_for(12)  # at least four batches of three committed
+    # progress counts papers embedded, before their batch's commit: 15 embedded means batch 5 is done
+    # embedding, so (batches run one after another) at least four batches of three are committed
+    run.wait_for(15)
     os.kill(run.proc.pid, signal.SIGKILL)
     run.proc.wait()
     assert run.proc.returncode == -signal.SIGKILL

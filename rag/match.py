@@ -45,6 +45,8 @@ RELATIONAL = frozenset(
 )  # fmt: skip
 DEFINERS = 60  # papers read for the acronyms and long forms they define for a facet
 HEAD_SHARE = 0.25  # a shorter form in this share of papers or more is too common to find a facet by
+# a phrase without its first modifier names it only if this share of the papers stating it state the whole
+CORE_SHARE = 0.2
 VAGUE = (
     GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
 )
@@ -164,6 +166,11 @@ def _head(phrase: str) -> str:
     return words[-1] if len(words) > 1 else ""
 
 
+def _unrelational(phrase: str) -> str:
+    """The phrase's words without the relating parts of its compounds ("language-guided" -> "language")."""
+    return " ".join(w for w in tokens(phrase) if w not in RELATIONAL)
+
+
 def holds_words(text: str, phrase: str) -> bool:
     """Whether ``text`` holds every content word of ``phrase`` (as the same term), anywhere; the second part of a
     relational compound need not be there ("language-guided" is held by "language")."""
@@ -233,26 +240,34 @@ class FacetMatcher:
         if extra:
             found |= {pid for pid, _ in self.index.phrase_search(extra, n, filters)}
         if loose:
-            found |= {pid for pid, _ in self.index.all_words_search(facet.all_spellings(), n, filters)}
+            held = [_unrelational(s) for s in facet.all_spellings()]  # as holds_words reads them
+            found |= {pid for pid, _ in self.index.all_words_search([h for h in held if h], n, filters)}
             found |= {pid for pid, _ in self.index.phrase_search(self._cores(facet), n, filters)}
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
 
     def _cores(self, facet: Facet) -> list[str]:
         """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:
-        the phrase without its first modifier ("manipulation" of "robotic manipulation", "neural networks" of
-        "deep neural networks") and without a generic head ("diffusion" of "diffusion models")."""
+        the phrase without a generic head ("diffusion" of "diffusion models"), and the phrase without its first
+        modifier ("manipulation" of "robotic manipulation", "neural networks" of "deep neural networks") when the
+        corpus says the modifier is what the shorter form usually means: at least :data:`CORE_SHARE` of the papers
+        stating the shorter form state the whole phrase ("inference" does not name "variational inference")."""
+        size = max(1, self.index.size())
         forms: list[str] = []
         for s in facet.all_spellings():
             words = [w for w in tokens(s) if w not in STOPWORDS]
             if len(words) < 2:
                 continue
-            forms.append(" ".join(words[1:]))
+            rest = " ".join(words[1:])
+            if rest not in VAGUE and rest not in RELATIONAL:
+                whole, short = self.index.phrase_count(s), self.index.phrase_count(rest)
+                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
+                    forms.append(rest)
             if words[-1] in GENERIC_HEADS | MODEL_HEADS:
-                forms.append(" ".join(words[:-1]))
-        size = max(1, self.index.size())
-        forms = [f for f in dict.fromkeys(forms) if f not in VAGUE]
-        return [f for f in forms if 0 < self.index.phrase_count(f) < HEAD_SHARE * size]
+                head = " ".join(words[:-1])
+                if head not in VAGUE and 0 < self.index.phrase_count(head) < HEAD_SHARE * size:
+                    forms.append(head)
+        return list(dict.fromkeys(forms))
 
     def _similarities(self, facets: list[Facet], pools: list[Pool], ids: list[str]) -> None:
         """Each candidate's embedding similarity to each facet, for those not among the facet's nearest chunks."""

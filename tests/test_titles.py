@@ -73,6 +73,7 @@ EXPECTED = [
     ("SymSpectra", "SymSpectra"),
     ("Gated Evidential Mixtures", "Gated Evidential Mixtures (GEM)"),
     ("AD-BTS", "Adaptive Dual-Branch Token Sparsification (AD-BTS)"),
+    ("(UMA)", "U-shaped Multilevel Attention module (UMA)"),  # once "Token scarcity with acceptable ..."
 ]
 
 
@@ -98,6 +99,55 @@ def test_derive_title_synthetic_cases() -> None:
     assert t != "LLM"
     assert "agent" in t.lower()
     assert derive_title("") == "Untitled abstract"
+
+
+# --- method names: the one the abstract introduces, not one it builds on -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("abstract", "expected"),
+    [
+        # a defined name whose last word is a lower-case head noun
+        (
+            "Forecasting is hard. We propose a Hierarchical Token Mixer module (HTM) that mixes tokens across "
+            "scales. HTM is fast.",
+            "Hierarchical Token Mixer module (HTM)",
+        ),
+        # an acronym the abstract spells out elsewhere stands with its long form
+        (
+            "Mirror Descent (MD) is a classic method. We introduce MD with adaptive perturbations for games.",
+            "Mirror Descent (MD)",
+        ),
+        # named after the verb, the verb in the passive
+        ('A novel algorithm, termed "QuantFill", is proposed. It fills quantization gaps.', "QuantFill"),
+    ],
+)
+def test_the_introduced_method_names_the_paper(abstract: str, expected: str) -> None:
+    assert derive_title(abstract) == expected
+
+
+@pytest.mark.parametrize(
+    ("abstract", "other"),
+    [
+        (
+            "Large vision-language models such as CLIP are brittle. We propose an adversarial fine-tuning scheme "
+            "for CLIP that makes zero-shot classifiers robust under distribution shift.",
+            "CLIP",
+        ),
+        (
+            "Low-rank adapters are popular. We present a study of learning rates for Low-Rank Adaptation (LoRA) "
+            "and show that adapter matrices need different step sizes.",
+            "Low-Rank Adaptation (LoRA)",
+        ),
+        (
+            "We propose an improved version of the NADO algorithm, namely DiNADO (norm-**Di**sentangled "
+            "**N**eur**A**lly-**D**ecomposed **O**racles), for controllable generation.",
+            "Di",
+        ),
+    ],
+)
+def test_a_method_the_abstract_builds_on_is_not_its_title(abstract: str, other: str) -> None:
+    assert derive_title(abstract) != other
 
 
 def test_derive_title_is_deterministic(abstracts: list[str]) -> None:

@@ -16,7 +16,17 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
-from .text import STOPWORDS, acronym_definitions, content_stems, one_line, printable, sentence_spans, sentences, stem
+from .text import (
+    STOPWORDS,
+    acronym_definitions,
+    content_stems,
+    one_line,
+    printable,
+    sentence_spans,
+    sentences,
+    stem,
+    tokens,
+)
 
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+(?:/[\w.-]+)?", re.IGNORECASE)
 _VERB = (
@@ -25,7 +35,10 @@ _VERB = (
 )
 # "Capitalised Words (ACRO)" - up to 8 words, each starting with a capital or a connector word.
 _WORD = r"(?:[A-Z][\w’'-]*|of|for|and|with|in|on|via|to|the|a|module|framework|based)"
-_NAMED_ACRONYM = re.compile(rf"\b((?:{_WORD}\s+){{0,8}}?[A-Z][\w’'-]*)\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)")
+# The last word may be a lower-case head noun: "U-shaped Multilevel Attention module (UMA)".
+_NAMED_ACRONYM = re.compile(
+    rf"\b((?:{_WORD}\s+){{0,8}}?[A-Z][\w’'-]*(?:\s+[a-z][\w-]*)?)\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)"
+)
 # A coined token: CamelCase, an inner capital or digit, or an acronym of 3+ letters.
 _COINED = r"[A-Z][a-z]*[A-Z0-9][\w-]*|[A-Z]{3,}[\w-]*"
 # The gap between the verb and the name is bounded: unbounded, a long sentence repeating a verb took quadratic time.
@@ -77,32 +90,74 @@ def _acronym_fits(words: str, acro: str) -> bool:
     return i >= max(2, len(letters) - 2) or (len(letters) >= 2 and caps[: len(letters)] == "".join(letters))
 
 
+_VERB_RX = re.compile(rf"\b{_VERB}\b", re.IGNORECASE)
+_NAMING = frozenset({"termed", "called", "named", "dubbed", "coined", "namely"})
+# After one of these, a name is what the new work builds on or is about ("we propose a method for tuning LoRA").
+_ATTACHING = frozenset(
+    "of for to with on in by from via using such as based like than that which into over between within".split()  # noqa: SIM905
+)
+
+
+def _introduced(sentence: str, start: int) -> bool:
+    """Whether the name at ``start`` of ``sentence`` is what its proposing verb introduces: the verb's object
+    ("we propose a U-shaped ... (UMA)", "we introduce X, a ...", "a method called X"), not a name mentioned in a
+    prepositional phrase after it ("we propose a method for tuning CLIP")."""
+    if set(tokens(sentence[:start])[-3:]) & _NAMING:  # 'a novel algorithm, termed "WaterSIC", is proposed'
+        return True
+    verbs = [m for m in _VERB_RX.finditer(sentence, 0, start) if not m.group(0).lower().endswith("ed")]
+    if not verbs:  # (the "recently proposed" methods are others')
+        return False
+    gap = tokens(sentence[verbs[-1].end() : start])
+    named = [i for i, w in enumerate(gap) if w in _NAMING]
+    if named:
+        gap = gap[named[-1] + 1 :]
+    return len(gap) <= 8 and not set(gap) & _ATTACHING
+
+
 def _named_method(abstract: str) -> str | None:
     sents = sentences(abstract)
-    verb_sents = [s for s in sents if re.search(rf"\b{_VERB}\b", s, re.IGNORECASE) or "**" in s]
+    verb_sents = [s for s in sents if _VERB_RX.search(s) or "**" in s]
     for s in verb_sents:
         for m in _BOLD.finditer(s):
             inner = _clean(m.group(1))
+            if s[m.start() - 1 : m.start()].isalnum() or s[m.end() : m.end() + 1].isalnum():
+                continue  # letters marked inside a word ("norm-**Di**sentangled")
             if re.search(r"[A-Z]", inner) and len(inner.split()) <= 10:
                 return inner
-        for m in _NAMED_ACRONYM.finditer(s.replace("**", "")):
+        plain = s.replace("**", "")
+        for m in _NAMED_ACRONYM.finditer(plain):
             words, acro = m.group(1), m.group(2)
             words = re.sub(r"^(?:(?:the|a|an|of|for|and|with|in|on|via|to|module|framework|based)\s+)+", "", words)
             if acro.upper() in _ACRONYM_STOP or not _acronym_fits(words, acro):
                 continue
+            if not _introduced(plain, m.start(1) + m.group(1).index(words)):
+                continue
             return f"{_clean(words)} ({acro})"
-        m3 = _CAPITALISED_NAME.search(s.replace("**", ""))
+        m3 = _CAPITALISED_NAME.search(plain)
         if m3:
             return _clean(m3.group(1))
         for rx in (_TERMED, _AFTER_VERB):
-            m2 = rx.search(s.replace("**", ""))
+            m2 = rx.search(plain)
             if not m2:
                 continue
             token = m2.group(1)
             stem = re.split(r"[-_]", token)[0].upper()
             if stem in _ACRONYM_STOP or token.lower().endswith("-based") or _is_concept(token, abstract):
                 continue
+            if not _introduced(plain, m2.start(1)):
+                continue
+            long_forms = {a: long for long, a in acronym_definitions(abstract)}
+            if token in long_forms:  # an acronym the abstract spells out somewhere: "Mirror Descent (MD)"
+                return f"{long_forms[token][:1].upper()}{long_forms[token][1:]} ({token})"
             return _clean(token)
+    for s in verb_sents:  # else a long form in lower case: "we propose a path-guided sampling (PGS) method"
+        plain = s.replace("**", "")
+        for long, acro in acronym_definitions(plain):
+            at = plain.find(f"{long} ({acro}")
+            if sum(c.isupper() for c in acro) < 3 or acro.upper() in _ACRONYM_STOP:
+                continue  # (two letters name common concepts: "neural network (NN)")
+            if at >= 0 and _introduced(plain, at):
+                return f"{long[:1].upper()}{long[1:]} ({acro})"
     return None
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,7 @@ EXPECTED = [
     ("SymSpectra", "SymSpectra"),
     ("Gated Evidential Mixtures", "Gated Evidential Mixtures (GEM)"),
     ("AD-BTS", "Adaptive Dual-Branch Token Sparsification (AD-BTS)"),
+    ("(UMA)", "U-shaped Multilevel Attention module (UMA)"),  # once "Token scarcity with acceptable ..."
 ]
 
 
@@ -98,6 +101,55 @@ def test_derive_title_synthetic_cases() -> None:
     assert t != "LLM"
     assert "agent" in t.lower()
     assert derive_title("") == "Untitled abstract"
+
+
+# --- method names: the one the abstract introduces, not one it builds on -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("abstract", "expected"),
+    [
+        # a defined name whose last word is a lower-case head noun
+        (
+            "Forecasting is hard. We propose a Hierarchical Token Mixer module (HTM) that mixes tokens across "
+            "scales. HTM is fast.",
+            "Hierarchical Token Mixer module (HTM)",
+        ),
+        # an acronym the abstract spells out elsewhere stands with its long form
+        (
+            "Mirror Descent (MD) is a classic method. We introduce MD with adaptive perturbations for games.",
+            "Mirror Descent (MD)",
+        ),
+        # named after the verb, the verb in the passive
+        ('A novel algorithm, termed "QuantFill", is proposed. It fills quantization gaps.', "QuantFill"),
+    ],
+)
+def test_the_introduced_method_names_the_paper(abstract: str, expected: str) -> None:
+    assert derive_title(abstract) == expected
+
+
+@pytest.mark.parametrize(
+    ("abstract", "other"),
+    [
+        (
+            "Large vision-language models such as CLIP are brittle. We propose an adversarial fine-tuning scheme "
+            "for CLIP that makes zero-shot classifiers robust under distribution shift.",
+            "CLIP",
+        ),
+        (
+            "Low-rank adapters are popular. We present a study of learning rates for Low-Rank Adaptation (LoRA) "
+            "and show that adapter matrices need different step sizes.",
+            "Low-Rank Adaptation (LoRA)",
+        ),
+        (
+            "We propose an improved version of the NADO algorithm, namely DiNADO (norm-**Di**sentangled "
+            "**N**eur**A**lly-**D**ecomposed **O**racles), for controllable generation.",
+            "Di",
+        ),
+    ],
+)
+def test_a_method_the_abstract_builds_on_is_not_its_title(abstract: str, other: str) -> None:
+    assert derive_title(abstract) != other
 
 
 def test_derive_title_is_deterministic(abstracts: list[str]) -> None:
@@ -178,12 +230,13 @@ def test_icml2024_titles_are_whole_noun_phrases(icml2024: list[tuple[str, str]])
 def test_icml2024_titles_share_words_with_the_real_ones(icml2024: list[tuple[str, str]]) -> None:
     """Measured with bench/titles.py: the first-sentence cut had recall 0.220, precision 0.370; key phrases give
     0.242 and 0.428 (the titles of named methods are the same: on the 258 abstracts without one, recall went from
-    0.294 to 0.336 and precision from 0.333 to 0.445)."""
+    0.294 to 0.336 and precision from 0.333 to 0.445). The second pass (introduced method names, whole phrases,
+    specific words) gives recall 0.277, precision 0.459."""
     scores = [overlap(real, derive_title(abstract)) for real, abstract in icml2024]
     recall = sum(r for r, _ in scores) / len(scores)
     precision = sum(p for _, p in scores) / len(scores)
-    assert recall >= 0.235, recall
-    assert precision >= 0.40, precision
+    assert recall >= 0.27, recall
+    assert precision >= 0.45, precision
 
 
 # --- unique_titles ------------------------------------------------------------------------------
@@ -363,3 +416,91 @@ def test_markup_and_code_never_make_a_title() -> None:
     words = set(title.lower().split())
     assert not words & {"script", "img", "b", "window.__xss", "train.py", "config_file", "onerror", "src"}, title
     assert "stripe camouflage" in title.lower()
+
+
+# --- issue 16, second pass: cut phrases, markup words, clauses and content-poor titles -----------------------------
+
+_TOKEN = re.compile(r"[\w'’-]+|[^\w\s]")
+
+
+def _ends_on_a_modifier(abstract: str, title: str) -> bool:
+    """Whether the title's last word is one the abstract only ever puts before another content word
+    ("... with black-box" where the abstract says "black-box access")."""
+    last = title.split()[-1]
+    if not last[1:].islower():  # a name or an acronym
+        return False
+    toks = [t.lower() for t in _TOKEN.findall(abstract.replace("*", ""))]
+    follows = [b for a, b in itertools.pairwise([*toks, "."]) if a == last.lower()]
+    return bool(follows) and all(b[0].isalnum() and b not in FUNCTION_WORDS for b in follows)
+
+
+def _tex_words(abstract: str, title: str) -> set[str]:
+    """Title words the abstract only writes as TeX commands (\\tilde, \\varepsilon, \\textit)."""
+    commands = set(re.findall(r"\\([A-Za-z]+)", abstract))
+    plain = set(re.findall(r"(?<![\\\w])([A-Za-z]+)", re.sub(r"\\[A-Za-z]+", " ", abstract)))
+    return {w for w in tokens(title) if w in {c.lower() for c in commands} - {p.lower() for p in plain}}
+
+
+def _content_poor(title: str, common: set[str]) -> bool:
+    stems = content_stems(title)
+    return bool(stems) and all(s in common for s in stems)
+
+
+@pytest.mark.parametrize(
+    ("abstract", "absent"),
+    [
+        (  # once "Problem of learning Transformer-based sequence models with black-box"
+            "We study the problem of learning Transformer-based sequence models with black-box access to their "
+            "outputs. A learner may query the oracle. We give algorithms with few queries.",
+            "black-box",
+        ),
+        (  # once "Sensitivity sampling and tilde"
+            r"We prove bounds of $\tilde{O}(\varepsilon^{-2})$ on sensitivity sampling for $\ell_p$ regression. "
+            r"The $\tilde$ hides logs; $\varepsilon$ is the error and $\ell$ the norm. Sensitivity sampling is simple.",
+            "tilde",
+        ),
+        (  # once "Setup varies with the task": a clause
+            "Plasticity loss hurts agents. The specific regularization setup varies with the task. We compare "
+            "many setups.",
+            "varies",
+        ),
+    ],
+)
+def test_derived_title_avoids(abstract: str, absent: str) -> None:
+    title = derive_title(abstract)
+    assert absent not in title.lower().split(), title
+
+
+def test_a_name_called_out_runs_over_its_capitalised_words() -> None:
+    abstract = (
+        "This paper proposes a new reasoning framework, called *Thought Rollback* (TR), allowing LLMs to build "
+        "thought structures. TR revises thoughts."
+    )
+    assert derive_title(abstract) == "Thought Rollback (TR)"  # once "Thought"
+
+
+def _corpus_problems(pairs: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    cut = [t for a, t in pairs if _ends_on_a_modifier(a, t)]
+    tex = [t for a, t in pairs if _tex_words(a, t)]
+    return cut, tex
+
+
+def test_bundled_titles_end_on_a_head_word_and_hold_no_markup(abstracts: list[str], titles: list[str]) -> None:
+    cut, tex = _corpus_problems(list(zip(abstracts, titles, strict=True)))
+    assert not cut
+    assert not tex
+
+
+def test_icml2024_titles_end_on_a_head_word_and_hold_no_markup(icml2024: list[tuple[str, str]]) -> None:
+    cut, tex = _corpus_problems([(a, derive_title(a)) for _, a in icml2024])
+    assert not cut
+    assert not tex
+
+
+def test_icml2024_titles_are_not_content_poor(icml2024: list[tuple[str, str]]) -> None:
+    """A title all of whose words one abstract in ten uses ("Models and DNNs", "Method and speakers",
+    "Robust") says nothing about its paper. Measured: 9 of 500 before this pass, 7 after."""
+    df = Counter(s for _, a in icml2024 for s in set(content_stems(a)))
+    common = {s for s, n in df.items() if n >= len(icml2024) // 10}
+    poor = [t for _, a in icml2024 if _content_poor(t := derive_title(a), common)]
+    assert len(poor) <= 7, poor

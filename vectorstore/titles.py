@@ -16,7 +16,17 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
-from .text import STOPWORDS, acronym_definitions, content_stems, one_line, printable, sentence_spans, sentences, stem
+from .text import (
+    STOPWORDS,
+    acronym_definitions,
+    content_stems,
+    one_line,
+    printable,
+    sentence_spans,
+    sentences,
+    stem,
+    tokens,
+)
 
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+(?:/[\w.-]+)?", re.IGNORECASE)
 _VERB = (
@@ -25,12 +35,19 @@ _VERB = (
 )
 # "Capitalised Words (ACRO)" - up to 8 words, each starting with a capital or a connector word.
 _WORD = r"(?:[A-Z][\w’'-]*|of|for|and|with|in|on|via|to|the|a|module|framework|based)"
-_NAMED_ACRONYM = re.compile(rf"\b((?:{_WORD}\s+){{0,8}}?[A-Z][\w’'-]*)\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)")
+# The last word may be a lower-case head noun: "U-shaped Multilevel Attention module (UMA)".
+_NAMED_ACRONYM = re.compile(
+    rf"\b((?:{_WORD}\s+){{0,8}}?[A-Z][\w’'-]*(?:\s+[a-z][\w-]*)?)\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)"
+)
 # A coined token: CamelCase, an inner capital or digit, or an acronym of 3+ letters.
 _COINED = r"[A-Z][a-z]*[A-Z0-9][\w-]*|[A-Z]{3,}[\w-]*"
 # The gap between the verb and the name is bounded: unbounded, a long sentence repeating a verb took quadratic time.
 _AFTER_VERB = re.compile(rf"\b{_VERB}\b[^.;:]{{0,300}}?\b(?:termed|called|named|dubbed)?\s*[\"“*]*({_COINED})\b")
-_TERMED = re.compile(r"\b(?:termed|called|named|dubbed|name\s+(?:the|our)\s+(?:\w+\s+){0,2})\s*[\"“*]*([A-Z][\w-]+)")
+# (the name runs on over capitalised words: "called Thought Rollback (TR)", not "Thought")
+_TERMED = re.compile(
+    r"\b(?:termed|called|named|dubbed|name\s+(?:the|our)\s+(?:\w+\s+){0,2})\s*[\"“]*([A-Z][\w-]+(?:\s+[A-Z][\w-]+){0,6})"
+    r"(?:\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\))?"
+)
 _CAPITALISED_NAME = re.compile(
     r"\b(?:introduce|propose|present|introducing)\s+((?:[A-Z][\w-]*\s+){1,5}[A-Z][\w-]*)\s*,"
 )
@@ -77,32 +94,76 @@ def _acronym_fits(words: str, acro: str) -> bool:
     return i >= max(2, len(letters) - 2) or (len(letters) >= 2 and caps[: len(letters)] == "".join(letters))
 
 
+_VERB_RX = re.compile(rf"\b{_VERB}\b", re.IGNORECASE)
+_NAMING = frozenset({"termed", "called", "named", "dubbed", "coined", "namely"})
+# After one of these, a name is what the new work builds on or is about ("we propose a method for tuning LoRA").
+_ATTACHING = frozenset(
+    "of for to with on in by from via using such as based like than that which into over between within".split()  # noqa: SIM905
+)
+
+
+def _introduced(sentence: str, start: int) -> bool:
+    """Whether the name at ``start`` of ``sentence`` is what its proposing verb introduces: the verb's object
+    ("we propose a U-shaped ... (UMA)", "we introduce X, a ...", "a method called X"), not a name mentioned in a
+    prepositional phrase after it ("we propose a method for tuning CLIP")."""
+    if set(tokens(sentence[:start])[-3:]) & _NAMING:  # 'a novel algorithm, termed "WaterSIC", is proposed'
+        return True
+    verbs = [m for m in _VERB_RX.finditer(sentence, 0, start) if not m.group(0).lower().endswith("ed")]
+    if not verbs:  # (the "recently proposed" methods are others')
+        return False
+    gap = tokens(sentence[verbs[-1].end() : start])
+    named = [i for i, w in enumerate(gap) if w in _NAMING]
+    if named:
+        gap = gap[named[-1] + 1 :]
+    return len(gap) <= 8 and not set(gap) & _ATTACHING
+
+
 def _named_method(abstract: str) -> str | None:
     sents = sentences(abstract)
-    verb_sents = [s for s in sents if re.search(rf"\b{_VERB}\b", s, re.IGNORECASE) or "**" in s]
+    verb_sents = [s for s in sents if _VERB_RX.search(s) or "**" in s]
     for s in verb_sents:
         for m in _BOLD.finditer(s):
             inner = _clean(m.group(1))
+            if s[m.start() - 1 : m.start()].isalnum() or s[m.end() : m.end() + 1].isalnum():
+                continue  # letters marked inside a word ("norm-**Di**sentangled")
             if re.search(r"[A-Z]", inner) and len(inner.split()) <= 10:
                 return inner
-        for m in _NAMED_ACRONYM.finditer(s.replace("**", "")):
+        plain = s.replace("*", "")  # (markdown emphasis: "named *Correlated Dense Associative Memory* (CDAM)")
+        for m in _NAMED_ACRONYM.finditer(plain):
             words, acro = m.group(1), m.group(2)
             words = re.sub(r"^(?:(?:the|a|an|of|for|and|with|in|on|via|to|module|framework|based)\s+)+", "", words)
             if acro.upper() in _ACRONYM_STOP or not _acronym_fits(words, acro):
                 continue
+            if not _introduced(plain, m.start(1) + m.group(1).index(words)):
+                continue
             return f"{_clean(words)} ({acro})"
-        m3 = _CAPITALISED_NAME.search(s.replace("**", ""))
+        m3 = _CAPITALISED_NAME.search(plain)
         if m3:
             return _clean(m3.group(1))
         for rx in (_TERMED, _AFTER_VERB):
-            m2 = rx.search(s.replace("**", ""))
+            m2 = rx.search(plain)
             if not m2:
                 continue
             token = m2.group(1)
             stem = re.split(r"[-_]", token)[0].upper()
             if stem in _ACRONYM_STOP or token.lower().endswith("-based") or _is_concept(token, abstract):
                 continue
+            if not _introduced(plain, m2.start(1)):
+                continue
+            long_forms = {a: long for long, a in acronym_definitions(abstract)}
+            if token in long_forms:  # an acronym the abstract spells out somewhere: "Mirror Descent (MD)"
+                return f"{long_forms[token][:1].upper()}{long_forms[token][1:]} ({token})"
+            if rx is _TERMED and m2.group(2):
+                return f"{_clean(token)} ({m2.group(2)})"
             return _clean(token)
+    for s in verb_sents:  # else a long form in lower case: "we propose a path-guided sampling (PGS) method"
+        plain = s.replace("**", "")
+        for long, acro in acronym_definitions(plain):
+            at = plain.find(f"{long} ({acro}")
+            if sum(c.isupper() for c in acro) < 3 or acro.upper() in _ACRONYM_STOP:
+                continue  # (two letters name common concepts: "neural network (NN)")
+            if at >= 0 and _introduced(plain, at):
+                return f"{long[:1].upper()}{long[1:]} ({acro})"
     return None
 
 
@@ -132,11 +193,29 @@ FUNCTION_WORDS = STOPWORDS | frozenset(
 _MODIFIER_ENDINGS = ("ed", "able", "ible", "ive", "ous", "ful", "less", "al", "ic", "ly")
 _CONNECTORS = frozenset({"of", "for", "in", "with", "via", "on", "under"})
 _ARTICLES = frozenset({"the", "a", "an"})
-_VERB_BEFORE = ("to", "we", "they", "can", "will", "would", "could", "should", "may", "might", "must", "cannot")
+_VERB_BEFORE = (
+    "to",
+    "we",
+    "they",
+    "it",
+    "he",
+    "she",
+    "also",
+    "can",
+    "will",
+    "would",
+    "could",
+    "should",
+    "may",
+    "might",
+    "must",
+    "cannot",
+)
 _NOUN_BEFORE = ("the", "a", "an", "this", "these", "its", "their", "our", "his", "her")
 _SCAN = 4000  # characters of an abstract read for key phrases (ICML abstracts are 600-2,500 long)
 _SHORT = 4  # words: a key phrase shorter than this is followed by the next one
 MAX_WORDS = 10  # words of a key-phrase span
+GENERIC_WEIGHT = 0.5  # a phrase none of whose words is more specific than this weighs less
 _RARE = 16.0
 _UNKNOWN = 12.0  # words of a key-phrase title
 
@@ -168,8 +247,26 @@ def _english() -> tuple[dict[str, float], frozenset[str], frozenset[tuple[str, s
     verbs = frozenset(w for w, n in verb_ctx.items() if n > 2 * noun_ctx.get(w, 0))
     with bigrams.open(encoding="utf-8") as f:  # (a second pass: keeping every pair took 40 MB)
         pairs = (line.split(" ", 2)[:2] for line in f)
-        compounds = frozenset((a, b) for a, b in pairs if b in verbs and a not in STOPWORDS)
+        compounds = frozenset((a, b) for a, b in pairs if b in verbs and a not in STOPWORDS and not b.endswith("ed"))
     return rarity, verbs, compounds
+
+
+@lru_cache(maxsize=1)
+def _common_in_papers() -> dict[str, float]:
+    """The share of the bundled corpus's abstracts that use each (stemmed) word: how generic a word is in
+    research abstracts ("model", "method", "information"), which general English does not tell."""
+    from .resources import bundled_corpus
+
+    docs: list[set[str]] = []
+    for path in sorted(bundled_corpus().glob("*.txt")):
+        for para in path.read_text(encoding="utf-8").split("\n\n"):
+            if len(para) > 300:
+                docs.append({stem(t) for t in tokens(para)})
+    counts: dict[str, int] = {}
+    for d in docs:
+        for w in d:
+            counts[w] = counts.get(w, 0) + 1
+    return {w: n / len(docs) for w, n in counts.items()} if docs else {}
 
 
 def _is_verb(word: str, prev: str, verbs: frozenset[str], compounds: frozenset[tuple[str, str]]) -> bool:
@@ -179,6 +276,8 @@ def _is_verb(word: str, prev: str, verbs: frozenset[str], compounds: frozenset[t
     if word in verbs:
         return True
     if word.endswith("s") and (word[:-1] in verbs or (word.endswith("es") and word[:-2] in verbs)):
+        return True
+    if word.endswith("ies") and word[:-3] + "y" in verbs:  # "varies", "implies"
         return True
     return bool(prev) and word.endswith("ed") and len(word) > 4
 
@@ -202,9 +301,12 @@ def _runs(abstract: str) -> list[list[tuple[str, int]]]:
         run: list[tuple[str, int]] = []
         prev = ""
         before: list[str] = ["", ""]  # the two tokens before this one, as written
+        in_tag = False  # inside an HTML tag: its name and attributes (<img src=x onerror=...>)
         for tok, si in sent:
             low = tok.lower()
-            tag = before[-1] == "<" or before == ["<", "/"]  # an HTML tag's name (<script>, </b>)
+            tag = before[-1] in ("<", "\\") or before == ["<", "/"]  # an HTML tag's or a TeX command's name
+            in_tag = (in_tag or (tag and before[-1] == "<" and tok.isalpha())) and tok not in (">", "$")
+            tag = tag or in_tag
             before = [before[-1], tok]
             word = tok[0].isalnum()
             content = word and low not in FUNCTION_WORDS and len(tok) > 1 and not _NUMBER.fullmatch(tok)
@@ -277,6 +379,18 @@ def _candidates(run: list[tuple[str, int]]) -> list[list[str]]:
     return out
 
 
+def _attributive(abstract: str) -> frozenset[str]:
+    """The (lower-case) words the abstract only ever puts before another content word: modifiers
+    ("black-box access", "2D meshes"), which never end a title."""
+    toks = _TOKEN_RX.findall(abstract.replace("**", ""))
+    before_content: set[str] = set()
+    ending: set[str] = {toks[-1].lower()} if toks else set()
+    for a, b in itertools.pairwise(toks):
+        content = b[0].isalnum() and b.lower() not in FUNCTION_WORDS  # (a number too: "robust 0/1 loss")
+        (before_content if content else ending).add(a.lower())
+    return frozenset(before_content - ending)
+
+
 def key_phrases(abstract: str, top: int = 3) -> list[str]:
     """The ``top`` best-scored noun-phrase-like spans of ``abstract`` (see :func:`_runs`), best first, no two
     sharing a content word.
@@ -286,6 +400,8 @@ def key_phrases(abstract: str, top: int = 3) -> list[str]:
     and more for each time it recurs. Words said once are trimmed off a span's ends."""
     rarity, _, _ = _english()
     runs = _runs(abstract[:_SCAN])
+    attributive = _attributive(abstract[:_SCAN])
+    common_share = _common_in_papers()
     glue = _CONNECTORS | _ARTICLES
     long_forms = {acro: long.split() for long, acro in acronym_definitions(abstract)}
     tf: dict[str, int] = {}
@@ -297,6 +413,10 @@ def key_phrases(abstract: str, top: int = 3) -> list[str]:
 
     def weight(w: str) -> float:
         return (min(rarity.get(w.lower(), _UNKNOWN), _RARE) / _RARE) * math.log(1 + tf.get(stem(w.lower()), 1))
+
+    def specific(w: str) -> float:  # rare in English, and not used by most abstracts
+        low = w.lower()
+        return (min(rarity.get(low, _UNKNOWN), _RARE) / _RARE) * (1 - common_share.get(stem(low), 0.0))
 
     def keep_start(cand: list[str]) -> bool:
         w, low = cand[0], cand[0].lower()
@@ -324,12 +444,15 @@ def key_phrases(abstract: str, top: int = 3) -> list[str]:
                 cand.pop(0)
             while cand and not keep_end(cand[-1]):
                 cand.pop()
+            if cand and cand[-1].lower() in attributive:  # cut mid-phrase: "... with black-box" (access)
+                continue
             words = [t for t in cand if t.lower() not in glue]
             if not words or len(cand) > MAX_WORDS:
                 continue
             key = tuple(stem(w.lower()) for w in words)
             seen[key] = seen.get(key, 0) + 1
             score = sum(weight(w) for w in words) * (1.2 if si == 0 else 1.0)
+            score *= min(1.0, max(specific(w) for w in words) / GENERIC_WEIGHT)
             scored.append((score, len(scored), cand))
     best: dict[tuple[str, ...], tuple[float, int, list[str]]] = {}
     for score, order, cand in scored:

@@ -15,6 +15,7 @@ from vectorstore.text import (
     normalise,
     one_line,
     phrase_forms,
+    same_term,
     sentence_spans,
     sentences,
     stem,
@@ -221,3 +222,23 @@ def test_acronym_definitions() -> None:
     assert acronym_definitions(eight) == [("seven-eight nine", "SEN")]
     assert acronym_definitions("a b c d e f g h (ABCDEFGH)") == []  # only seven words are looked at
     assert acronym_definitions("(AB) at the start, then(CD) glued") == []
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("policy", "policies"), ("study", "studies"), ("study", "studied"), ("study", "studying"),
+        ("strategy", "strategies"), ("apply", "applied"), ("robot", "robotic"), ("jailbreak", "jailbreaks"),
+        ("differential", "differentially"), ("privacy", "private"), ("optimisation", "optimization"),
+    ],
+)  # fmt: skip
+def test_one_term_in_its_inflections_and_derivations(a: str, b: str) -> None:
+    assert same_term(a, b) and same_term(b, a)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("conformal", "conformer"), ("conformal", "conformation"), ("general", "generative"), ("polic", "policy")],
+)
+def test_words_that_only_share_a_stem_are_different_terms(a: str, b: str) -> None:
+    assert not same_term(a, b) and not same_term(b, a)

@@ -170,6 +170,15 @@ def _suffix(word: str, root: str) -> str:
     return rest[1:] if n == len(root) and len(rest) > 1 and rest[0] == root[-1] else rest
 
 
+_Y_FORMS = {"y": "", "es": "s", "ed": "d", "ying": "ing"}  # policy/policies, study/studied/studying
+
+
+def _y_suffix(suffix: str, root: str) -> str:
+    """A final -y that becomes -i- before a suffix ("polici" is the stem of both "policy" and "policies") read as
+    part of the stem, so the inflections compare as they do for other words."""
+    return _Y_FORMS.get(suffix, suffix) if root.endswith("i") else suffix
+
+
 @lru_cache(maxsize=200_000)
 def same_term(a: str, b: str) -> bool:
     """Whether two lower-case words are the same term (see the rules above)."""
@@ -179,7 +188,7 @@ def same_term(a: str, b: str) -> bool:
     ra, rb = stem(a), stem(b)
     if ra != rb:
         return False
-    sa, sb = _suffix(a, ra), _suffix(b, rb)
+    sa, sb = _y_suffix(_suffix(a, ra), ra), _y_suffix(_suffix(b, rb), rb)
     if sa == sb:
         return True
     pair = {sa, sb}

@@ -75,22 +75,26 @@ def more_hint(answer: Any, how: str) -> str:
 
 
 def _stream_answer(items: Any, screen: Any = None, hint: str = "") -> Any:
-    """Show an answer's progress as it is made, then the answer itself, rendered once; return the Answer."""
+    """Show an answer as it is made, then the checked answer, rendered once; return the Answer.
+
+    On a terminal, text that an LLM writes piece by piece is shown live as a draft (see :class:`.terminal.Draft`)
+    that the checked answer then replaces; progress goes to stderr.
+    """
     from rag.types import Answer, Progress
 
-    from .terminal import Screen
+    from .terminal import Draft, Screen
 
     screen = screen or Screen()
-    writing = False
-    for item in items:
-        if isinstance(item, Progress):  # long work, on stderr so that stdout stays the answer
-            say(f"[{item.text}]", file=sys.stderr)
-        elif isinstance(item, Answer):
-            _print_answer(item, False, screen, hint)
-            return item
-        elif item and item.strip() and not writing and screen.terminal and sys.stderr.isatty():
-            writing = True  # the text is shown whole when it is checked: say meanwhile that it is coming
-            say("[writing the answer…]", file=sys.stderr)
+    with Draft(screen) as draft:
+        for item in items:
+            if isinstance(item, Progress):  # long work, on stderr so that stdout stays the answer
+                say(f"[{item.text}]", file=sys.stderr)
+            elif isinstance(item, Answer):
+                draft.close()
+                _print_answer(item, False, screen, hint)
+                return item
+            else:
+                draft.add(item)
     return None
 
 

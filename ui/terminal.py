@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from types import TracebackType
 from typing import IO
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
@@ -177,3 +180,62 @@ class Screen:
         grid.add_column(overflow="fold")
         grid.add_row(*cells, text)
         self.console.print(grid)
+
+
+class Draft:
+    """An answer's text shown live as it is generated, then erased when the checked answer is printed in its place.
+
+    Only on a terminal (``Screen.terminal``), and only for text that comes in more than one piece (an LLM writing
+    it; an extractive answer comes whole). Every piece is :func:`printable` before it is kept, so an escape sequence
+    or control character a model writes is dropped and what is left is shown as text. The view is a dim note and
+    the text's last lines, never taller than the screen, so that it can be erased exactly; the only escape
+    sequences written are rich's own, to redraw and erase it.
+    """
+
+    NOTE = "writing the answer… (a draft: the checked answer replaces it)"
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        self.text = ""
+        self.pieces = 0
+        self.live: Live | None = None
+
+    def add(self, piece: str) -> None:
+        """One piece of the answer's text: the view starts with the second piece that holds text."""
+        if not piece:
+            return
+        self.text += printable(piece)  # (a string assigned whole: the refresh thread reads one or the other)
+        self.pieces += bool(piece.strip())
+        if self.live is None and self.pieces > 1 and self.screen.terminal:
+            self.live = Live(get_renderable=lambda: _Tail(self), console=self.screen.console, transient=True,
+                             refresh_per_second=8, redirect_stdout=True, redirect_stderr=True)  # fmt: skip
+            self.live.start()
+
+    def close(self) -> None:
+        """Erase the view (the checked answer is printed next)."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def __enter__(self) -> Draft:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+class _Tail:
+    """The draft as rich renders it: the note, then as many of the text's last lines as fit under it."""
+
+    def __init__(self, draft: Draft) -> None:
+        self.draft = draft
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = Text(self.draft.text.strip("\n"))
+        lines = console.render_lines(text, options.update(height=None), pad=False)
+        room = max(1, options.size.height - 2)  # the note, and one line for the cursor
+        yield Segment(Draft.NOTE, DIM)
+        yield Segment.line()
+        for line in lines[-room:]:
+            yield from line
+            yield Segment.line()

@@ -12,12 +12,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_SSR_MODE", "False")
 
-import atexit
 import html
-import itertools
 import json
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,13 +24,13 @@ import gradio as gr
 import pandas as pd
 
 from rag.api import AskPapers
-from rag.citation_export import to_bibtex, to_csv, to_markdown
 from rag.inputs import MAX_K, clean_question, recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
 from vectorstore.errors import AskPapersError, QuestionError
 
 from . import corpus_view
+from .exports import Exports
 from .guard import middleware, uploaded_paths
 from .render import answer_html, inline_html, message_html, text_html
 
@@ -201,39 +197,6 @@ def notice_md(answer: Answer | None) -> str:
     lines = [f"**Answer mode:** {text_html(answer.footer())}"]
     lines += [f"⚠️ {text_html(n)}" for n in answer.notices]
     return "  \n".join(lines)
-
-
-class Exports:
-    """Export files of the recent answers, in one folder of this process that is removed when it exits.
-
-    Only the newest ``keep`` answers' files are kept (Gradio serves its own copies of them).
-    """
-
-    def __init__(self, keep: int = 20) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="askpapers-export-"))
-        self.keep = keep
-        self._count = itertools.count(1)
-        self._lock = threading.Lock()
-        atexit.register(shutil.rmtree, self.root, ignore_errors=True)
-
-    def write(self, answer: Answer) -> list[str]:
-        if not answer.citations:
-            return []
-        with self._lock:
-            n = next(self._count)
-            for old in sorted(self.root.iterdir(), key=lambda p: int(p.name))[: -self.keep + 1 or None]:
-                shutil.rmtree(old, ignore_errors=True)
-        d = self.root / str(n)
-        d.mkdir()
-        out = []
-        for name, text in (("cited-papers.md", to_markdown(answer)), ("cited-papers.csv", to_csv(answer)),
-                           ("cited-papers.bib", to_bibtex(answer))):  # fmt: skip
-            (d / name).write_text(text, encoding="utf-8")
-            out.append(str(d / name))
-        return out
-
-    def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def filters(venue: str, year: float | str | None, has_code: bool) -> dict[str, Any]:

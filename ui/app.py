@@ -30,7 +30,7 @@ from rag.types import Answer, Progress
 from vectorstore.errors import AskPapersError, QuestionError
 
 from . import corpus_view
-from .exports import Exports
+from .exports import Exports, exit_on_sigterm
 from .guard import middleware, uploaded_paths
 from .render import answer_html, inline_html, message_html, text_html
 
@@ -466,6 +466,8 @@ def launch(
     # shares one embedder, so more than a few at once only queue inside it; LLM answers mostly wait on the
     # network. The limit keeps the page and other sessions responsive while a few answers run.
     demo.queue(default_concurrency_limit=settings.ui.concurrency)
+    if block:  # a server on its own: `kill` ends it as Ctrl-C does, its clean-up run
+        exit_on_sigterm()
     bind = host or settings.ui.host
     return demo.launch(
         server_name=bind,

@@ -34,8 +34,10 @@ def url(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[str
     gr.close_all()
 
 
-def open_page(browser: Any, url: str, width: int = 1400, height: int = 1000) -> Any:
+def open_page(browser: Any, url: str, width: int = 1400, height: int = 1000, script: str = "") -> Any:
     page = browser.new_page(viewport={"width": width, "height": height})
+    if script:
+        page.add_init_script(script)
     page.requests = []
     page.on("request", lambda r: page.requests.append(r.url))
     page.goto(url)
@@ -141,5 +143,46 @@ def test_on_a_narrow_screen_the_sources_follow_the_answer(browser: Any, url: str
         chat, sources, question = rect(page, "#chat"), rect(page, "#sources"), rect(page, "#question")
         assert chat["bottom"] <= sources["top"] < question["top"], "answer, sources, then the question box"
         page.screenshot(path=str(Path("/tmp") / "askpapers-chat-narrow.png"), full_page=True)
+    finally:
+        page.close()
+
+
+# Counts the maps the server sends: the page's event stream (Gradio reads it with fetch) passes through a counter.
+MAP_MARK = "class='corpus-map'"
+COUNT_MAPS = """
+(() => {
+  window.__maps = 0; window.__bytes = 0;
+  const MARK = %s, fetched = window.fetch;
+  window.fetch = async (...args) => {
+    const r = await fetched(...args);
+    const url = String((args[0] && args[0].url) || args[0]);
+    if (!url.includes('queue/data') || !r.body) return r;
+    const dec = new TextDecoder();
+    let rest = '';
+    const count = new TransformStream({ transform(chunk, out) {
+      window.__bytes += chunk.byteLength;
+      const text = rest + dec.decode(chunk, {stream: true});
+      window.__maps += text.split(MARK).length - 1;
+      rest = text.slice(-(MARK.length - 1));
+      out.enqueue(chunk);
+    }});
+    return new Response(r.body.pipeThrough(count), {status: r.status, statusText: r.statusText, headers: r.headers});
+  };
+})();
+""" % repr(MAP_MARK)
+
+
+def test_the_map_is_sent_again_only_when_its_stars_change(browser: Any, url: str) -> None:
+    page = open_page(browser, url, script=COUNT_MAPS)
+    try:
+        page.wait_for_function("() => window.__maps === 1", timeout=60_000)  # the map, once the page has loaded
+        ask(page, Q)
+        page.wait_for_function("() => window.__maps === 2", timeout=60_000)  # now with the 50 cited papers starred
+        ask(page, Q)  # the same 50 papers: the page has that map already
+        page.click("#show-all")  # 60 papers: new stars
+        page.wait_for_function(f"() => document.querySelectorAll('#sources details').length === {N}", timeout=60_000)
+        page.get_by_role("tab", name="Map").click()
+        page.wait_for_function(f"() => document.querySelectorAll('#map .pt.cited').length === {N}", timeout=60_000)
+        assert page.evaluate("() => window.__maps") == 3, "sent on load, for the first answer and for “Show all”"
     finally:
         page.close()

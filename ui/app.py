@@ -299,9 +299,15 @@ class Handlers:
         pid = str(row[-1]) if row else ""
         return corpus_view.abstract_html(self.app.paper(pid))
 
-    def corpus_map(self, answer: Answer | None) -> str:
-        cited = {c.paper_id for c in answer.citations} if answer else set()
-        return corpus_view.map_html(self.app.corpus_map(), cited)
+    def corpus_map(self, answer: Answer | None, shown: str = "") -> tuple[Any, str]:
+        """The map with the last answer's papers starred, and what it shows (its key); not sent again while the
+        page shows that already (the same points and the same stars): at 2,610 papers it is about 565 KB."""
+        points = self.app.corpus_map()
+        cited = sorted({c.paper_id for c in answer.citations}) if answer else []
+        key = corpus_view.map_key(points, cited)
+        if key == shown:
+            return gr.skip(), shown
+        return corpus_view.map_html(points, set(cited)), key
 
     def open_point(self, evt: gr.EventData) -> str:
         """A click on the map: the clicked paper's abstract."""
@@ -312,7 +318,7 @@ class Handlers:
         """Ingest uploaded files. The payload is raw (``preprocess=False``): only files Gradio received as
         uploads are read, never a server path that a caller names."""
         if not files:
-            return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), gr.skip(), None)
+            return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), None)
         accepted: list[tuple[Path, str]] = []
         try:
             accepted = uploaded_paths(files, gr.utils.get_upload_folder())
@@ -321,9 +327,9 @@ class Handlers:
             msg = str(e)
             for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
                 msg = msg.replace(str(path), name)
-            return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), gr.skip(), None)
+            return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), None)
         count, df = self.table()
-        return (f"✅ {html.escape(report.summary())}", count, df, self.corpus_map(None), None)
+        return (f"✅ {html.escape(report.summary())}", count, df, None)
 
     def api_ask(
         self, question: str, history: list[dict[str, Any]] | None = None, mode: str = "auto", k: int | None = None,
@@ -423,24 +429,27 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         plot = m.plot
         inputs = [c.box, convo, c.mode, c.k, c.venue, c.year, c.has_code]
         outputs = [c.chatbot, c.box, c.notice, c.sources, c.files, last, convo, c.show_all]
+        shown = gr.State("")  # what the map on the page shows (see Handlers.corpus_map)
+        redraw: dict[str, Any] = {"fn": h.corpus_map, "inputs": [last, shown], "outputs": [plot, shown],
+                                  "show_progress": "hidden"}  # fmt: skip
         for trigger in (c.send.click, c.box.submit):
-            trigger(h.respond, inputs, outputs, api_visibility="private").then(h.corpus_map, last, plot)
+            trigger(h.respond, inputs, outputs, api_visibility="private").then(**redraw)
         c.show_all.click(h.show_all, [convo, last, c.mode, c.venue, c.year, c.has_code], outputs,
-                         api_visibility="private").then(h.corpus_map, last, plot)  # fmt: skip
+                         api_visibility="private").then(**redraw)  # fmt: skip
         c.new_chat.click(lambda: ([], "", sources_html(None), [], None, [], gr.update(visible=False)), None,
-                         [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all])  # fmt: skip
+                         [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all]).then(**redraw)  # fmt: skip
         p.papers.select(h.show_abstract, None, p.abstract)
         for event in (p.search.change, p.sort.change):
             event(h.table, [p.search, p.sort], [p.count, p.papers], trigger_mode="always_last", show_progress="hidden")
         p.add_btn.click(
             h.add,
             p.upload,
-            [p.upload_status, p.count, p.papers, plot, p.upload],
+            [p.upload_status, p.count, p.papers, p.upload],
             preprocess=False,
             show_progress_on=p.upload_status,
-        ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden")
+        ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden").then(**redraw)
         plot.click(h.open_point, None, m.abstract)
-        demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(h.corpus_map, last, plot)
+        demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(**redraw)
         gr.api(h.api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
 

@@ -3,6 +3,8 @@ and scroll to their source, a layout that fits, math and emphasis rendered, exam
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,6 +72,18 @@ def test_a_long_answer_says_showing_and_show_all_lists_the_rest(page: Any) -> No
     assert page.locator("#chat .message-row").count() == 2, "the longer answer replaces the shorter one"
     assert "Showing" not in last_answer(page) and f"[{N}]" in last_answer(page)
     assert not page.locator("#show-all").is_visible()
+
+
+def test_a_long_answer_is_a_compact_numbered_list(page: Any) -> None:
+    ask(page, Q)
+    answer = page.locator("#chat .message").last
+    assert answer.locator("ol > li").count() == 50
+    boxes = answer.locator("ol > li").evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())")
+    line = float(answer.locator("ol > li").first.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)"))
+    gaps = [b["top"] - a["bottom"] for a, b in itertools.pairwise(boxes)]
+    assert max(gaps) < line / 2, f"no blank line between the items: gaps up to {max(gaps):.0f}px"
+    head = answer.locator("p").first.evaluate("e => e.getBoundingClientRect().bottom")
+    assert boxes[0]["top"] - head < line, "nor between the first line and the list"
 
 
 def test_a_citation_opens_scrolls_to_and_flashes_its_source(page: Any) -> None:
@@ -152,7 +166,7 @@ MAP_MARK = "class='corpus-map'"
 COUNT_MAPS = """
 (() => {
   window.__maps = 0; window.__bytes = 0;
-  const MARK = %s, fetched = window.fetch;
+  const MARK = MARK_JSON, fetched = window.fetch;
   window.fetch = async (...args) => {
     const r = await fetched(...args);
     const url = String((args[0] && args[0].url) || args[0]);
@@ -169,7 +183,7 @@ COUNT_MAPS = """
     return new Response(r.body.pipeThrough(count), {status: r.status, statusText: r.statusText, headers: r.headers});
   };
 })();
-""" % repr(MAP_MARK)
+""".replace("MARK_JSON", json.dumps(MAP_MARK))
 
 
 def test_the_map_is_sent_again_only_when_its_stars_change(browser: Any, url: str) -> None:

@@ -58,6 +58,8 @@ CSS = """
 #sources .meta { color: var(--body-text-color-subdued); font-size: 0.9em; }
 #sources .flag { color: #b45309; font-size: 0.9em; }
 #sources, #chat, #abstract { overflow-wrap: anywhere; word-break: break-word; }
+#chat .message-markdown-disabled { white-space: normal; }
+#chat .message-markdown-disabled pre { white-space: pre-wrap; }
 #chat .message-content ol, #chat .message-content ul { margin: 0.25em 0 !important; padding-left: 1.8em; }
 #chat .message-content li { margin: 0.15em 0 !important; line-height: 1.4; }
 #chat .message-content li p { margin: 0 !important; }

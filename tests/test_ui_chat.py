@@ -119,6 +119,20 @@ def test_a_long_answer_fits_the_layout(page: Any) -> None:
     assert chat["top"] <= top < chat["bottom"]
 
 
+def test_the_question_box_is_in_view_when_the_page_opens(page: Any) -> None:
+    height = page.viewport_size["height"]
+    assert not page.locator("#exports").is_visible(), "no empty export box before there is an answer"
+    for selector in ("#question", "#ask"):
+        box = rect(page, selector)
+        assert box["top"] >= 0 and box["bottom"] <= height, f"{selector} is below the fold: {box}"
+    ask(page, Q)
+    assert page.locator("#exports").is_visible() and page.locator("#exports").inner_text().count("cited-papers") == 3
+    page.get_by_text("New chat").click()
+    page.wait_for_function(
+        "() => !document.querySelector('#exports') || !document.querySelector('#exports').offsetParent"
+    )
+
+
 def test_math_and_emphasis_render_in_the_chat_and_the_sources(page: Any) -> None:
     ask(page, Q)
     page.click("#show-all")  # every paper, so the one with math and the one with emphasis are among them

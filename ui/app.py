@@ -193,6 +193,12 @@ def show_all_button(answer: Answer | None) -> Any:
     return gr.update(visible=True, value=label)
 
 
+def exports_update(files: list[str]) -> Any:
+    """The export files under the answer; the box is hidden while there are none (it would push the question box
+    below the fold on a desktop screen)."""
+    return gr.update(value=files, visible=bool(files))
+
+
 def notice_md(answer: Answer | None) -> str:
     if answer is None:
         return ""
@@ -240,7 +246,7 @@ class Handlers:
                         turn("user", message),
                         turn("assistant", item.text, [c.paper_id for c in item.citations]),
                     ]
-                    files = self.exports.write(item)
+                    files = exports_update(self.exports.write(item))
                     yield (chat_view(done), "", notice_md(item), sources_html(item), files, item, done,
                            show_all_button(item))  # fmt: skip
                     return
@@ -259,7 +265,8 @@ class Handlers:
                 "html": f"<p>⚠️ {text_html(str(e))}</p>",
                 "shown_only": True,
             }
-            yield chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), [], None, pending, hide
+            yield (chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), exports_update([]), None,
+                   pending, hide)  # fmt: skip
 
     def show_all(
         self, convo: list[dict[str, Any]] | None, last: Answer | None, mode: str, venue: str,
@@ -356,7 +363,7 @@ def _chat_tab(app: AskPapers) -> SimpleNamespace:
                                      render_markdown=False, latex_delimiters=LATEX, autoscroll=False)  # fmt: skip
                 show_all = gr.Button("Show all", visible=False, size="sm", elem_id="show-all")
                 files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
-                                interactive=False, elem_id="exports", height=110)  # fmt: skip
+                                interactive=False, elem_id="exports", height=110, visible=False)  # fmt: skip
             with gr.Column(scale=2, min_width=320, elem_id="sources-col"):
                 notice = gr.Markdown(elem_id="notice")
                 sources = gr.HTML(sources_html(None), elem_id="sources")
@@ -438,8 +445,13 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             trigger(h.respond, inputs, outputs, api_visibility="private").then(**redraw)
         c.show_all.click(h.show_all, [convo, last, c.mode, c.venue, c.year, c.has_code], outputs,
                          api_visibility="private").then(**redraw)  # fmt: skip
-        c.new_chat.click(lambda: ([], "", sources_html(None), [], None, [], gr.update(visible=False)), None,
-                         [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all]).then(**redraw)  # fmt: skip
+
+        def cleared() -> tuple[Any, ...]:
+            return [], "", sources_html(None), exports_update([]), None, [], gr.update(visible=False)
+
+        c.new_chat.click(cleared, None, [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all]).then(
+            **redraw
+        )
         p.papers.select(h.show_abstract, None, p.abstract)
         for event in (p.search.change, p.sort.change):
             event(h.table, [p.search, p.sort], [p.count, p.papers], trigger_mode="always_last", show_progress="hidden")

@@ -248,3 +248,41 @@ def screen_of(out: str) -> str:
         elif code == "\x1b[2K":
             rows[row] = ""
     return "\n".join(rows)
+
+
+# -- titles' LaTeX as text; quotes exactly as the abstract has them ---------------------------------------------
+WOMBAT = {
+    "id": "wombat",
+    "title": "$\\ell_2$-Regularised Wombat Burrows with $\\mathcal{O}(n^2)$ Tunnels",
+    "abstract": "We study wombat burrow geometry with an $\\ell_2$ penalty and a $4\\times$ faster survey. "
+    "Wombat burrows are mapped over two long field seasons by careful volunteers.",
+}
+
+
+@pytest.fixture(scope="module")
+def wombat_env(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> dict[str, str]:
+    from vectorstore.pipeline import ingest
+
+    d = tmp_path_factory.mktemp("wombat")
+    f = d / "wombat.jsonl"
+    f.write_text(json.dumps(WOMBAT) + "\n", encoding="utf-8")
+    settings = make_settings(d / "store")
+    if settings.store.mode != "embedded":
+        pytest.skip("the CLI runs against the embedded store here")
+    ingest([f], settings.store, progress=False, embedder=embedder)
+    return {**os.environ, "ASKPAPERS_DATA_DIR": str(settings.store.data_dir),
+            "ASKPAPERS_COLLECTION": settings.store.collection, "COLUMNS": str(COLUMNS)}  # fmt: skip
+
+
+def test_titles_show_their_latex_as_text_and_quotes_stay_verbatim(wombat_env: dict[str, str]) -> None:
+    title = "ℓ₂-Regularised Wombat Burrows with O(n²) Tunnels"
+    out = piped(["ask", "Which papers study wombat burrows?"], wombat_env)
+    assert f"1. {title} [1]" in out, out
+    assert "$\\ell_2$ penalty and a $4\\times$ faster survey" in out, "the quote is the abstract's exact text"
+    assert "$\\ell_2$-Regularised" not in out
+    flat = " ".join(SGR.sub("", in_terminal(["ask", "Which papers study wombat burrows?"], wombat_env)).split())
+    assert title in flat and "$\\ell_2$ penalty" in flat
+    found = piped(["search", "wombat burrows", "--k", "1"], wombat_env)
+    assert found.startswith(f"1. {title}  (score") and "$\\ell_2$ penalty" in found
+    data = json.loads(piped(["ask", "Which papers study wombat burrows?", "--json"], wombat_env))
+    assert data["citations"][0]["title"] == WOMBAT["title"], "--json is unchanged"

@@ -104,10 +104,10 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = ""
         return
     from rich.text import Text
 
-    from .terminal import BOLD, DIM, Screen, plain, safe
+    from .terminal import BOLD, DIM, Screen, plain, safe, title_text
 
     screen = screen or Screen()
-    screen.markdown(answer.text)
+    screen.markdown(answer.text, [c.title for c in answer.citations])
     for flag in answer.unsupported:
         screen.text(Text("Unsupported by the cited papers: ").append(safe(flag)), gap=True)
     for note in answer.notices:
@@ -118,7 +118,7 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = ""
         for c in answer.citations:
             line = Text()
             if safe(c.title) not in shown:  # a title the answer already names is not repeated
-                line.append(safe(c.title), BOLD)
+                line.append(title_text(c.title), BOLD)
             details = [safe(x) for x in (c.venue, c.url) if x]
             if c.code_urls:
                 details.append("code: " + ", ".join(safe(u) for u in c.code_urls))
@@ -163,7 +163,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     from rag.snippets import clip
 
-    from .terminal import BOLD, DIM, Screen, safe
+    from .terminal import BOLD, DIM, Screen, safe, title_text
 
     screen = Screen()
     if not hits:
@@ -173,7 +173,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         screen.text()
     width = len(str(len(hits))) + 1
     for i, h in enumerate(hits, start=1):
-        head = Text(safe(h.title), BOLD)
+        head = Text(title_text(h.title), BOLD)
         year = str(h.year) if h.year and str(h.year) not in h.venue else ""
         head.append("".join(f" · {safe(d)}" for d in (h.venue, year, h.url) if d), DIM)
         head.append(f"  (score {h.score:.4f}{', weak match' if h.weak else ''})", DIM)

@@ -10,6 +10,7 @@ Links print as their text and address; rich's hyperlink escapes are never writte
 from __future__ import annotations
 
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 from types import TracebackType
 from typing import IO
@@ -24,6 +25,8 @@ from rich.table import Table
 from rich.text import Text
 
 from vectorstore.text import printable
+
+from .render import latex_text
 
 _MD = MarkdownIt("commonmark", {"html": False}).disable("entity")  # "&amp;" in an abstract stays "&amp;"
 BOLD = Style(bold=True)
@@ -47,10 +50,17 @@ class Block:
     gap: bool = True  # a blank line before it
 
 
-def _inline(tok: Token) -> Text:
+def title_text(title: str) -> str:
+    """A paper's title for one line of a terminal: its LaTeX (``$\\ell_2$``) as Unicode text (``ℓ₂``), as the web app's
+    tables show it. Only titles: quotes from abstracts stay exactly as the abstract has them."""
+    return latex_text(safe(title))
+
+
+def _inline(tok: Token, titles: Collection[str] = ()) -> Text:
     out = Text()
     styles: list[Style] = []
     href: list[str] = []
+    strong: list[int] = []  # where each open **…** began in ``out``
     for child in tok.children or []:
         style = Style.combine(styles) if styles else None
         if child.type == "text":
@@ -63,8 +73,15 @@ def _inline(tok: Token) -> Text:
             out.append("\n")
         elif child.type in ("strong_open", "em_open"):
             styles.append(BOLD if child.type == "strong_open" else ITALIC)
+            if child.type == "strong_open":
+                strong.append(len(out.plain))
         elif child.type in ("strong_close", "em_close") and styles:
             styles.pop()
+            start = strong.pop() if child.type == "strong_close" and strong else -1
+            if start >= 0 and out.plain[start:] in titles:  # a cited paper's title (never a quote): its math as text
+                shown = title_text(out.plain[start:])
+                out = out[:start]
+                out.append(shown, Style.combine([*styles, BOLD]))
         elif child.type == "link_open":
             href.append(str(child.attrs.get("href", "")))
         elif child.type == "link_close" and href:
@@ -79,8 +96,10 @@ def _inline(tok: Token) -> Text:
     return out
 
 
-def blocks(markdown: str) -> list[Block]:
-    """The paragraphs, list items, headings and quotes of ``markdown`` as styled text."""
+def blocks(markdown: str, titles: Collection[str] = ()) -> list[Block]:
+    """The paragraphs, list items, headings and quotes of ``markdown`` as styled text; a bold span that is one of
+    ``titles`` (the cited papers') shows its LaTeX as text."""
+    titles = {safe(t) for t in titles}
     out: list[Block] = []
     markers: list[str] = []  # per open list item: the marker its first paragraph takes ("" once taken)
     depth = quote = 0
@@ -102,7 +121,7 @@ def blocks(markdown: str) -> list[Block]:
             quote -= 1
         elif tok.type in ("inline", "code_block", "fence", "html_block"):
             if tok.type == "inline":
-                text = _inline(tok)
+                text = _inline(tok, titles)
                 if heading:
                     text.stylize(BOLD)
             else:
@@ -152,10 +171,10 @@ class Screen:
         else:
             self.console.file.write(item.plain + "\n")
 
-    def markdown(self, markdown: str) -> None:
-        """Markdown shown as text: list items hang under their markers."""
+    def markdown(self, markdown: str, titles: Collection[str] = ()) -> None:
+        """Markdown shown as text: list items hang under their markers; ``titles`` as :func:`blocks` shows them."""
         first = True
-        for b in blocks(markdown):
+        for b in blocks(markdown, titles):
             if b.gap and not first:
                 self.text()
             first = False

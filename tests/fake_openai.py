@@ -28,6 +28,7 @@ class Reply:
     role: bool = True  # send the assistant role in the first stream chunk
     usage: bool = True  # send a usage block
     malformed: bool = False  # send a body that is not valid JSON
+    pause: threading.Event | None = None  # stream half the pieces, then wait for this event before the rest
 
 
 # the first words of each prompt file (prompts/*.md) that no other prompt has
@@ -127,6 +128,8 @@ class FakeOpenAI:
                     pieces = pieces[: max(1, len(pieces) // 2)]
                 base = {"id": "chunk-test", "object": "chat.completion.chunk", "created": 0, "model": body["model"]}
                 for i, piece in enumerate(pieces):
+                    if reply.pause is not None and i == len(pieces) // 2:
+                        reply.pause.wait(120)
                     delta: dict[str, Any] = {"content": piece}
                     if i == 0 and reply.role:
                         delta["role"] = "assistant"

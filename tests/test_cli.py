@@ -175,3 +175,38 @@ def test_ingest_of_a_csv_without_abstracts_fails_and_changes_nothing(tmp_path: P
     assert report["total_papers"] == 38, "nothing was written"
     proc = run(["ingest", str(bad), "--skip-bad", "--no-progress"], cli_store)
     assert "1 skipped" in proc.stdout and f"skipped {bad}:2: record has no abstract" in proc.stderr
+
+
+# -- "Showing N of M" and how to list them all (issue 16) -------------------------------------------------------------
+IB = "Which papers use information bottleneck?"
+
+
+def test_ask_says_how_to_list_every_paper_and_all_lists_them(cli_store: Path) -> None:
+    short = run(["ask", IB, "--k", "2"], cli_store).stdout
+    assert "Showing 2 of 6 papers" in short and "[3]" not in short
+    assert short.rstrip().endswith("Showing 2 of 6 papers; add --all to list all 6."), short[-300:]
+    for flag in (["--all"], ["--k", "all"], ["--k", "ALL"]):
+        every = run(["ask", IB, "--k", "2", *flag], cli_store).stdout
+        assert "Showing" not in every and "--all" not in every, flag
+        assert all(f"[{n}]" in every for n in range(1, 7)), flag
+    data = json.loads(run(["ask", IB, "--all", "--json"], cli_store).stdout)
+    assert len(data["citations"]) == data["total"] == 6
+    help_text = run(["ask", "--help"], cli_store).stdout
+    assert "--all" in help_text and "N|all" in help_text and "Showing N of M papers" in help_text
+
+
+@pytest.mark.parametrize(("k", "message"), [("x", "--k takes a whole number or 'all'"),
+                                            ("0", "k must be a whole number from 1 to 1000")])  # fmt: skip
+def test_a_bad_k_is_refused_with_the_choices(cli_store: Path, k: str, message: str) -> None:
+    proc = run(["ask", IB, "--k", k], cli_store, ok=False)
+    assert proc.returncode != 0 and message in proc.stderr
+
+
+def test_chat_all_lists_every_paper_of_the_last_answer(cli_store: Path) -> None:
+    env = {**os.environ, "ASKPAPERS_DATA_DIR": str(cli_store), "ASKPAPERS_DEFAULT_CORPUS": str(CORPUS)}
+    proc = subprocess.run([str(ASKPAPERS), "chat", "--k", "2"], input=f"{IB}\n/all\n\n", capture_output=True,
+                          text=True, env=env, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    first, second = proc.stdout.split("you> ")[1:3]
+    assert "Showing 2 of 6 papers; type /all to list all 6." in first and "[3]" not in first
+    assert "Showing" not in second and all(f"[{n}]" in second for n in range(1, 7))

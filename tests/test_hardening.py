@@ -258,7 +258,7 @@ a = Answer(question="q", text="t [1]", found=True, citations=[
     Citation(n=1, paper_id="p", title="T", evidence="E.", abstract="E.", score=0.1)])
 for _ in range(12):
     files = e.write(a)
-print(e.root, len(list(e.root.iterdir())), len(files))
+print(e.root, len([p for p in e.root.iterdir() if p.is_dir()]), len(files))
 """
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
@@ -267,6 +267,84 @@ print(e.root, len(list(e.root.iterdir())), len(files))
     assert int(kept) == 5 and int(files) == 3
     assert not Path(root).exists(), "the folder goes when the process exits"
     assert not list(tmp_path.glob("askpapers-export-*"))
+
+
+EXPORTER = """
+import os, signal, sys
+from rag.types import Answer, Citation
+from ui.exports import Exports
+e = Exports()
+e.write(Answer(question="q", text="t [1]", found=True, citations=[
+    Citation(n=1, paper_id="p", title="T", evidence="E.", abstract="E.", score=0.1)]))
+print(e.root, flush=True)
+if sys.argv[1] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()  # "live": until the test closes stdin
+"""
+
+
+def test_export_folders_of_killed_processes_are_removed_by_the_next_one(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    killed = subprocess.run([sys.executable, "-c", EXPORTER, "kill"], capture_output=True, text=True, env=env,
+                            timeout=120)  # fmt: skip
+    assert killed.returncode == -9
+    dead = Path(killed.stdout.strip())
+    assert dead.is_dir() and dead.parent == tmp_path, "a killed process cannot clean up after itself"
+    live = subprocess.Popen([sys.executable, "-c", EXPORTER, "live"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, env=env)  # fmt: skip
+    try:
+        alive = Path(str(live.stdout.readline()).strip())  # type: ignore[union-attr]
+        assert alive.is_dir()
+        legacy = tmp_path / "askpapers-export-abc123"  # an older version's folder: no lock, left alone
+        (legacy / "1").mkdir(parents=True)
+        elsewhere = tmp_path / "elsewhere"  # a link to an unlocked folder, and a folder of another name
+        (elsewhere / "keep").mkdir(parents=True)
+        (elsewhere / "owner.lock").touch()
+        (tmp_path / "askpapers-export-link").symlink_to(elsewhere)
+        (tmp_path / "askpapers-export-file").write_text("x")
+        started = subprocess.run([sys.executable, "-c", EXPORTER, "live"], input="", capture_output=True, text=True,
+                                 env=env, timeout=120)  # fmt: skip
+        assert started.returncode == 0, started.stderr
+        assert not dead.exists(), "the next process removed the killed one's folder"
+        assert alive.is_dir() and (alive / "1" / "cited-papers.bib").is_file(), "a live process's folder stays"
+        assert legacy.is_dir() and (elsewhere / "keep").is_dir() and (tmp_path / "askpapers-export-link").is_symlink()
+        assert (tmp_path / "askpapers-export-file").is_file()
+        assert not Path(started.stdout.strip()).exists(), "and that one removed its own at exit"
+    finally:
+        live.communicate("", timeout=60)
+    assert live.returncode == 0 and not alive.exists()
+
+
+def test_serve_ended_by_sigterm_removes_its_export_folder(tmp_path: Path) -> None:
+    import signal
+
+    from tests.test_ui import free_port
+
+    port = free_port()
+    (tmp_path / "tmp").mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp_path / "tmp"), "ASKPAPERS_DATA_DIR": str(tmp_path / "data"),
+           "ASKPAPERS_DEFAULT_CORPUS": str(CORPUS)}  # fmt: skip
+    proc = subprocess.Popen([str(ASKPAPERS), "serve", "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/", timeout=5).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.5)
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        folders = list((tmp_path / "tmp").glob("askpapers-export-*"))
+        assert len(folders) == 1
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert not list((tmp_path / "tmp").glob("askpapers-export-*")), "the folder goes with the server"
 
 
 # -- text that fights the terminal or the page -------------------------------------------------------------------

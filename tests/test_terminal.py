@@ -14,12 +14,14 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import CORPUS, make_settings
+from tests.fake_openai import FakeOpenAI, Reply
 from vectorstore.text import sentences
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
@@ -62,8 +64,12 @@ def piped(args: list[str], env: dict[str, str]) -> str:
     return proc.stdout
 
 
-def in_terminal(args: list[str], env: dict[str, str], keys: list[bytes] = (), prompt: bytes = b"you> ") -> str:  # type: ignore[assignment]
-    """Run the command on a pseudo-terminal COLUMNS wide; type each of ``keys`` after each ``prompt``."""
+def in_terminal(
+    args: list[str], env: dict[str, str], keys: list[bytes] = (), prompt: bytes = b"you> ",  # type: ignore[assignment]
+    when: tuple[bytes, Callable[[bytes], None]] | None = None,
+) -> str:  # fmt: skip
+    """Run the command on a pseudo-terminal COLUMNS wide; type each of ``keys`` after each ``prompt``; once the
+    output holds ``when[0]``, call ``when[1]`` with the output so far."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, COLUMNS, 0, 0))
     proc = subprocess.Popen([str(ASKPAPERS), *args], stdin=slave, stdout=slave, stderr=slave, env=env)
@@ -86,6 +92,9 @@ def in_terminal(args: list[str], env: dict[str, str], keys: list[bytes] = (), pr
                 out += chunk
             if todo and out.count(prompt) > len(keys) - len(todo):
                 os.write(master, todo.pop(0))
+            if when and when[0] in out:
+                when[1](out)
+                when = None
             if proc.poll() is not None and not ready:
                 break
     finally:
@@ -165,3 +174,115 @@ def test_chat_recalls_the_last_question_with_the_up_arrow(env: dict[str, str]) -
     shown = SGR.sub("", out)
     assert shown.count(f"you> {QUESTION}") == 2, "the up arrow brought the question back"
     assert shown.count("Sources") == 2, "and it was answered again"
+
+
+# -- an LLM's answer streams live on a terminal, then the checked answer replaces it ----------------------------
+HOSTILE = "\x1b]52;c;ZXZpbA==\x07 \x1b[2J\x1b[31mred \u202eevil \x9b31m"
+DRAFT = (
+    "Capybara grooming networks are measured over long field seasons [1]. firstwords arrive first "
+    f"{HOSTILE} and the draft goes on, secondwords arrive later [1]. It ends here [1]."
+)
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI().start()
+    yield server
+    server.stop()
+
+
+def test_llm_answer_streams_live_then_the_checked_answer_replaces_it(env: dict[str, str], fake: FakeOpenAI) -> None:
+    import threading
+
+    fake.reset()
+    fake.quiet_steps()
+    gate = threading.Event()
+    fake.on("answer", Reply(DRAFT, pause=gate))  # half the words, then a wait until the test has seen them
+    seen: list[bytes] = []
+
+    def release(out: bytes) -> None:
+        seen.append(out)
+        gate.set()
+
+    llm = {**env, "OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": fake.url, "ASKPAPERS_LLM_MAX_RETRIES": "0"}
+    try:
+        out = in_terminal(["ask", QUESTION, "--mode", "llm"], llm, when=(b"firstwords", release))
+    finally:
+        gate.set()
+    assert seen, "the first half of the model's text was shown while the rest was still being written"
+    early = seen[0].decode("utf-8", "replace")
+    assert "writing the answer" in early and "secondwords" not in early
+    assert fake.of("answer"), "the answer came from the model"
+    for bad in ("\x1b]52", "\x1b[2J", "\x1b[31m", "\x9b", "\u202e", "\x07"):
+        assert bad not in out, f"the model's {bad!r} reached the terminal"
+    shown = " ".join(screen_of(out).split())
+    assert "writing the answer" not in shown, "the draft is erased"
+    assert shown.count("firstwords arrive first") == 1 and shown.count("secondwords arrive later") == 1
+    assert "Sources" in shown and "LLM (" in shown and shown.index("secondwords") < shown.index("Sources")
+
+
+CONTROL = re.compile(r"\x1b\[[0-9;]*m|\x1b\[\?25[lh]|\x1b\[1A|\x1b\[2K|\r|\n|\x1b")
+
+
+def screen_of(out: str) -> str:
+    """What a terminal shows after ``out``: styles, line moves and line erases are played; any other escape
+    sequence fails the test (only rich's own redraws may reach the terminal)."""
+    rows, row, col = [""], 0, 0
+    pos = 0
+    for m in [*CONTROL.finditer(out), None]:
+        text = out[pos : m.start() if m else len(out)]
+        line = rows[row].ljust(col)
+        rows[row] = line[:col] + text + line[col + len(text) :]
+        col += len(text)
+        if m is None:
+            break
+        pos, code = m.end(), m.group(0)
+        assert code != "\x1b", f"an escape sequence other than rich's: {out[m.start() : m.start() + 12]!r}"
+        if code == "\r":
+            col = 0
+        elif code == "\n":
+            row, col = row + 1, 0
+            rows += [""] * (row + 1 - len(rows))
+        elif code == "\x1b[1A":
+            row = max(0, row - 1)
+        elif code == "\x1b[2K":
+            rows[row] = ""
+    return "\n".join(rows)
+
+
+# -- titles' LaTeX as text; quotes exactly as the abstract has them ---------------------------------------------
+WOMBAT = {
+    "id": "wombat",
+    "title": "$\\ell_2$-Regularised Wombat Burrows with $\\mathcal{O}(n^2)$ Tunnels",
+    "abstract": "We study wombat burrow geometry with an $\\ell_2$ penalty and a $4\\times$ faster survey. "
+    "Wombat burrows are mapped over two long field seasons by careful volunteers.",
+}
+
+
+@pytest.fixture(scope="module")
+def wombat_env(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> dict[str, str]:
+    from vectorstore.pipeline import ingest
+
+    d = tmp_path_factory.mktemp("wombat")
+    f = d / "wombat.jsonl"
+    f.write_text(json.dumps(WOMBAT) + "\n", encoding="utf-8")
+    settings = make_settings(d / "store")
+    if settings.store.mode != "embedded":
+        pytest.skip("the CLI runs against the embedded store here")
+    ingest([f], settings.store, progress=False, embedder=embedder)
+    return {**os.environ, "ASKPAPERS_DATA_DIR": str(settings.store.data_dir),
+            "ASKPAPERS_COLLECTION": settings.store.collection, "COLUMNS": str(COLUMNS)}  # fmt: skip
+
+
+def test_titles_show_their_latex_as_text_and_quotes_stay_verbatim(wombat_env: dict[str, str]) -> None:
+    title = "ℓ₂-Regularised Wombat Burrows with O(n²) Tunnels"
+    out = piped(["ask", "Which papers study wombat burrows?"], wombat_env)
+    assert f"1. {title} [1]" in out, out
+    assert "$\\ell_2$ penalty and a $4\\times$ faster survey" in out, "the quote is the abstract's exact text"
+    assert "$\\ell_2$-Regularised" not in out
+    flat = " ".join(SGR.sub("", in_terminal(["ask", "Which papers study wombat burrows?"], wombat_env)).split())
+    assert title in flat and "$\\ell_2$ penalty" in flat
+    found = piped(["search", "wombat burrows", "--k", "1"], wombat_env)
+    assert found.startswith(f"1. {title}  (score") and "$\\ell_2$ penalty" in found
+    data = json.loads(piped(["ask", "Which papers study wombat burrows?", "--json"], wombat_env))
+    assert data["citations"][0]["title"] == WOMBAT["title"], "--json is unchanged"

@@ -3,6 +3,8 @@ and scroll to their source, a layout that fits, math and emphasis rendered, exam
 
 from __future__ import annotations
 
+import itertools
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,8 +36,10 @@ def url(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[str
     gr.close_all()
 
 
-def open_page(browser: Any, url: str, width: int = 1400, height: int = 1000) -> Any:
+def open_page(browser: Any, url: str, width: int = 1400, height: int = 1000, script: str = "") -> Any:
     page = browser.new_page(viewport={"width": width, "height": height})
+    if script:
+        page.add_init_script(script)
     page.requests = []
     page.on("request", lambda r: page.requests.append(r.url))
     page.goto(url)
@@ -70,6 +74,18 @@ def test_a_long_answer_says_showing_and_show_all_lists_the_rest(page: Any) -> No
     assert not page.locator("#show-all").is_visible()
 
 
+def test_a_long_answer_is_a_compact_numbered_list(page: Any) -> None:
+    ask(page, Q)
+    answer = page.locator("#chat .message").last
+    assert answer.locator("ol > li").count() == 50
+    boxes = answer.locator("ol > li").evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())")
+    line = float(answer.locator("ol > li").first.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)"))
+    gaps = [b["top"] - a["bottom"] for a, b in itertools.pairwise(boxes)]
+    assert max(gaps) < line / 2, f"no blank line between the items: gaps up to {max(gaps):.0f}px"
+    head = answer.locator("p").first.evaluate("e => e.getBoundingClientRect().bottom")
+    assert boxes[0]["top"] - head < line, "nor between the first line and the list"
+
+
 def test_a_citation_opens_scrolls_to_and_flashes_its_source(page: Any) -> None:
     ask(page, Q)
     page.evaluate("() => window.scrollTo(0, 0)")  # (clicking Ask scrolled the page to the button)
@@ -101,6 +117,20 @@ def test_a_long_answer_fits_the_layout(page: Any) -> None:
     assert "Found 60 papers" in first.inner_text() and first.is_visible()
     top = first.evaluate("e => e.getBoundingClientRect().top")
     assert chat["top"] <= top < chat["bottom"]
+
+
+def test_the_question_box_is_in_view_when_the_page_opens(page: Any) -> None:
+    height = page.viewport_size["height"]
+    assert not page.locator("#exports").is_visible(), "no empty export box before there is an answer"
+    for selector in ("#question", "#ask"):
+        box = rect(page, selector)
+        assert box["top"] >= 0 and box["bottom"] <= height, f"{selector} is below the fold: {box}"
+    ask(page, Q)
+    assert page.locator("#exports").is_visible() and page.locator("#exports").inner_text().count("cited-papers") == 3
+    page.get_by_text("New chat").click()
+    page.wait_for_function(
+        "() => !document.querySelector('#exports') || !document.querySelector('#exports').offsetParent"
+    )
 
 
 def test_math_and_emphasis_render_in_the_chat_and_the_sources(page: Any) -> None:
@@ -141,5 +171,46 @@ def test_on_a_narrow_screen_the_sources_follow_the_answer(browser: Any, url: str
         chat, sources, question = rect(page, "#chat"), rect(page, "#sources"), rect(page, "#question")
         assert chat["bottom"] <= sources["top"] < question["top"], "answer, sources, then the question box"
         page.screenshot(path=str(Path("/tmp") / "askpapers-chat-narrow.png"), full_page=True)
+    finally:
+        page.close()
+
+
+# Counts the maps the server sends: the page's event stream (Gradio reads it with fetch) passes through a counter.
+MAP_MARK = "class='corpus-map'"
+COUNT_MAPS = """
+(() => {
+  window.__maps = 0; window.__bytes = 0;
+  const MARK = MARK_JSON, fetched = window.fetch;
+  window.fetch = async (...args) => {
+    const r = await fetched(...args);
+    const url = String((args[0] && args[0].url) || args[0]);
+    if (!url.includes('queue/data') || !r.body) return r;
+    const dec = new TextDecoder();
+    let rest = '';
+    const count = new TransformStream({ transform(chunk, out) {
+      window.__bytes += chunk.byteLength;
+      const text = rest + dec.decode(chunk, {stream: true});
+      window.__maps += text.split(MARK).length - 1;
+      rest = text.slice(-(MARK.length - 1));
+      out.enqueue(chunk);
+    }});
+    return new Response(r.body.pipeThrough(count), {status: r.status, statusText: r.statusText, headers: r.headers});
+  };
+})();
+""".replace("MARK_JSON", json.dumps(MAP_MARK))
+
+
+def test_the_map_is_sent_again_only_when_its_stars_change(browser: Any, url: str) -> None:
+    page = open_page(browser, url, script=COUNT_MAPS)
+    try:
+        page.wait_for_function("() => window.__maps === 1", timeout=60_000)  # the map, once the page has loaded
+        ask(page, Q)
+        page.wait_for_function("() => window.__maps === 2", timeout=60_000)  # now with the 50 cited papers starred
+        ask(page, Q)  # the same 50 papers: the page has that map already
+        page.click("#show-all")  # 60 papers: new stars
+        page.wait_for_function(f"() => document.querySelectorAll('#sources details').length === {N}", timeout=60_000)
+        page.get_by_role("tab", name="Map").click()
+        page.wait_for_function(f"() => document.querySelectorAll('#map .pt.cited').length === {N}", timeout=60_000)
+        assert page.evaluate("() => window.__maps") == 3, "sent on load, for the first answer and for “Show all”"
     finally:
         page.close()

@@ -12,12 +12,8 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_SSR_MODE", "False")
 
-import atexit
 import html
-import itertools
 import json
-import shutil
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,13 +24,13 @@ import gradio as gr
 import pandas as pd
 
 from rag.api import AskPapers
-from rag.citation_export import to_bibtex, to_csv, to_markdown
 from rag.inputs import MAX_K, clean_question, recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
 from vectorstore.errors import AskPapersError, QuestionError
 
 from . import corpus_view
+from .exports import Exports, exit_on_sigterm
 from .guard import middleware, uploaded_paths
 from .render import answer_html, inline_html, message_html, text_html
 
@@ -62,6 +58,8 @@ CSS = """
 #sources .meta { color: var(--body-text-color-subdued); font-size: 0.9em; }
 #sources .flag { color: #b45309; font-size: 0.9em; }
 #sources, #chat, #abstract { overflow-wrap: anywhere; word-break: break-word; }
+#chat .message-markdown-disabled { white-space: normal; }
+#chat .message-markdown-disabled pre { white-space: pre-wrap; }
 #chat .message-content ol, #chat .message-content ul { margin: 0.25em 0 !important; padding-left: 1.8em; }
 #chat .message-content li { margin: 0.15em 0 !important; line-height: 1.4; }
 #chat .message-content li p { margin: 0 !important; }
@@ -195,45 +193,18 @@ def show_all_button(answer: Answer | None) -> Any:
     return gr.update(visible=True, value=label)
 
 
+def exports_update(files: list[str]) -> Any:
+    """The export files under the answer; the box is hidden while there are none (it would push the question box
+    below the fold on a desktop screen)."""
+    return gr.update(value=files, visible=bool(files))
+
+
 def notice_md(answer: Answer | None) -> str:
     if answer is None:
         return ""
     lines = [f"**Answer mode:** {text_html(answer.footer())}"]
     lines += [f"⚠️ {text_html(n)}" for n in answer.notices]
     return "  \n".join(lines)
-
-
-class Exports:
-    """Export files of the recent answers, in one folder of this process that is removed when it exits.
-
-    Only the newest ``keep`` answers' files are kept (Gradio serves its own copies of them).
-    """
-
-    def __init__(self, keep: int = 20) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="askpapers-export-"))
-        self.keep = keep
-        self._count = itertools.count(1)
-        self._lock = threading.Lock()
-        atexit.register(shutil.rmtree, self.root, ignore_errors=True)
-
-    def write(self, answer: Answer) -> list[str]:
-        if not answer.citations:
-            return []
-        with self._lock:
-            n = next(self._count)
-            for old in sorted(self.root.iterdir(), key=lambda p: int(p.name))[: -self.keep + 1 or None]:
-                shutil.rmtree(old, ignore_errors=True)
-        d = self.root / str(n)
-        d.mkdir()
-        out = []
-        for name, text in (("cited-papers.md", to_markdown(answer)), ("cited-papers.csv", to_csv(answer)),
-                           ("cited-papers.bib", to_bibtex(answer))):  # fmt: skip
-            (d / name).write_text(text, encoding="utf-8")
-            out.append(str(d / name))
-        return out
-
-    def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def filters(venue: str, year: float | str | None, has_code: bool) -> dict[str, Any]:
@@ -275,7 +246,7 @@ class Handlers:
                         turn("user", message),
                         turn("assistant", item.text, [c.paper_id for c in item.citations]),
                     ]
-                    files = self.exports.write(item)
+                    files = exports_update(self.exports.write(item))
                     yield (chat_view(done), "", notice_md(item), sources_html(item), files, item, done,
                            show_all_button(item))  # fmt: skip
                     return
@@ -294,7 +265,8 @@ class Handlers:
                 "html": f"<p>⚠️ {text_html(str(e))}</p>",
                 "shown_only": True,
             }
-            yield chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), [], None, pending, hide
+            yield (chat_view(pending), "", f"⚠️ {text_html(str(e))}", sources_html(None), exports_update([]), None,
+                   pending, hide)  # fmt: skip
 
     def show_all(
         self, convo: list[dict[str, Any]] | None, last: Answer | None, mode: str, venue: str,
@@ -336,9 +308,15 @@ class Handlers:
         pid = str(row[-1]) if row else ""
         return corpus_view.abstract_html(self.app.paper(pid))
 
-    def corpus_map(self, answer: Answer | None) -> str:
-        cited = {c.paper_id for c in answer.citations} if answer else set()
-        return corpus_view.map_html(self.app.corpus_map(), cited)
+    def corpus_map(self, answer: Answer | None, shown: str = "") -> tuple[Any, str]:
+        """The map with the last answer's papers starred, and what it shows (its key); not sent again while the
+        page shows that already (the same points and the same stars): at 2,610 papers it is about 565 KB."""
+        points = self.app.corpus_map()
+        cited = sorted({c.paper_id for c in answer.citations}) if answer else []
+        key = corpus_view.map_key(points, cited)
+        if key == shown:
+            return gr.skip(), shown
+        return corpus_view.map_html(points, set(cited)), key
 
     def open_point(self, evt: gr.EventData) -> str:
         """A click on the map: the clicked paper's abstract."""
@@ -349,7 +327,7 @@ class Handlers:
         """Ingest uploaded files. The payload is raw (``preprocess=False``): only files Gradio received as
         uploads are read, never a server path that a caller names."""
         if not files:
-            return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), gr.skip(), None)
+            return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), None)
         accepted: list[tuple[Path, str]] = []
         try:
             accepted = uploaded_paths(files, gr.utils.get_upload_folder())
@@ -358,9 +336,9 @@ class Handlers:
             msg = str(e)
             for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
                 msg = msg.replace(str(path), name)
-            return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), gr.skip(), None)
+            return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), None)
         count, df = self.table()
-        return (f"✅ {html.escape(report.summary())}", count, df, self.corpus_map(None), None)
+        return (f"✅ {html.escape(report.summary())}", count, df, None)
 
     def api_ask(
         self, question: str, history: list[dict[str, Any]] | None = None, mode: str = "auto", k: int | None = None,
@@ -385,7 +363,7 @@ def _chat_tab(app: AskPapers) -> SimpleNamespace:
                                      render_markdown=False, latex_delimiters=LATEX, autoscroll=False)  # fmt: skip
                 show_all = gr.Button("Show all", visible=False, size="sm", elem_id="show-all")
                 files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
-                                interactive=False, elem_id="exports", height=110)  # fmt: skip
+                                interactive=False, elem_id="exports", height=110, visible=False)  # fmt: skip
             with gr.Column(scale=2, min_width=320, elem_id="sources-col"):
                 notice = gr.Markdown(elem_id="notice")
                 sources = gr.HTML(sources_html(None), elem_id="sources")
@@ -460,24 +438,32 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         plot = m.plot
         inputs = [c.box, convo, c.mode, c.k, c.venue, c.year, c.has_code]
         outputs = [c.chatbot, c.box, c.notice, c.sources, c.files, last, convo, c.show_all]
+        shown = gr.State("")  # what the map on the page shows (see Handlers.corpus_map)
+        redraw: dict[str, Any] = {"fn": h.corpus_map, "inputs": [last, shown], "outputs": [plot, shown],
+                                  "show_progress": "hidden"}  # fmt: skip
         for trigger in (c.send.click, c.box.submit):
-            trigger(h.respond, inputs, outputs, api_visibility="private").then(h.corpus_map, last, plot)
+            trigger(h.respond, inputs, outputs, api_visibility="private").then(**redraw)
         c.show_all.click(h.show_all, [convo, last, c.mode, c.venue, c.year, c.has_code], outputs,
-                         api_visibility="private").then(h.corpus_map, last, plot)  # fmt: skip
-        c.new_chat.click(lambda: ([], "", sources_html(None), [], None, [], gr.update(visible=False)), None,
-                         [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all])  # fmt: skip
+                         api_visibility="private").then(**redraw)  # fmt: skip
+
+        def cleared() -> tuple[Any, ...]:
+            return [], "", sources_html(None), exports_update([]), None, [], gr.update(visible=False)
+
+        c.new_chat.click(cleared, None, [c.chatbot, c.notice, c.sources, c.files, last, convo, c.show_all]).then(
+            **redraw
+        )
         p.papers.select(h.show_abstract, None, p.abstract)
         for event in (p.search.change, p.sort.change):
             event(h.table, [p.search, p.sort], [p.count, p.papers], trigger_mode="always_last", show_progress="hidden")
         p.add_btn.click(
             h.add,
             p.upload,
-            [p.upload_status, p.count, p.papers, plot, p.upload],
+            [p.upload_status, p.count, p.papers, p.upload],
             preprocess=False,
             show_progress_on=p.upload_status,
-        ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden")
+        ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden").then(**redraw)
         plot.click(h.open_point, None, m.abstract)
-        demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(h.corpus_map, last, plot)
+        demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(**redraw)
         gr.api(h.api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
 
@@ -503,6 +489,8 @@ def launch(
     # shares one embedder, so more than a few at once only queue inside it; LLM answers mostly wait on the
     # network. The limit keeps the page and other sessions responsive while a few answers run.
     demo.queue(default_concurrency_limit=settings.ui.concurrency)
+    if block:  # a server on its own: `kill` ends it as Ctrl-C does, its clean-up run
+        exit_on_sigterm()
     bind = host or settings.ui.host
     return demo.launch(
         server_name=bind,

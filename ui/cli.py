@@ -43,36 +43,71 @@ def say(text: str = "", end: str = "\n", file: Any = None) -> None:
     print(printable(text), end=end, file=file or sys.stdout, flush=end == "")
 
 
-def _stream_answer(items: Any, screen: Any = None) -> Any:
-    """Show an answer's progress as it is made, then the answer itself, rendered once; return the Answer."""
+ALL = "all"
+
+
+def _k_arg(text: str) -> int | str:
+    """``--k``: a whole number (the API checks its range) or ``all``."""
+    if text.strip().lower() == ALL:
+        return ALL
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--k takes a whole number or 'all', not {text!r}") from None
+
+
+def _k(value: int | str | None) -> int | None:
+    """The ``k`` the API takes: ``all`` is as many as one answer may list."""
+    from rag.inputs import MAX_K
+
+    return MAX_K if value == ALL else value  # type: ignore[return-value]
+
+
+def more_hint(answer: Any, how: str) -> str:
+    """ "Showing 2 of 6 papers; add --all to list all 6." under an answer that lists fewer papers than match."""
+    from rag.inputs import MAX_K
+
+    if not answer.more:
+        return ""
+    shown, total = len(answer.citations), answer.total
+    rest = f"all {total:,}" if total <= MAX_K else f"{MAX_K:,} of them (the most one answer lists)"
+    return f"Showing {shown:,} of {total:,} papers; {how} to list {rest}."
+
+
+def _stream_answer(items: Any, screen: Any = None, hint: str = "") -> Any:
+    """Show an answer as it is made, then the checked answer, rendered once; return the Answer.
+
+    On a terminal, text that an LLM writes piece by piece is shown live as a draft (see :class:`.terminal.Draft`)
+    that the checked answer then replaces; progress goes to stderr.
+    """
     from rag.types import Answer, Progress
 
-    from .terminal import Screen
+    from .terminal import Draft, Screen
 
     screen = screen or Screen()
-    writing = False
-    for item in items:
-        if isinstance(item, Progress):  # long work, on stderr so that stdout stays the answer
-            say(f"[{item.text}]", file=sys.stderr)
-        elif isinstance(item, Answer):
-            _print_answer(item, False, screen)
-            return item
-        elif item and item.strip() and not writing and screen.terminal and sys.stderr.isatty():
-            writing = True  # the text is shown whole when it is checked: say meanwhile that it is coming
-            say("[writing the answer…]", file=sys.stderr)
+    with Draft(screen) as draft:
+        for item in items:
+            if isinstance(item, Progress):  # long work, on stderr so that stdout stays the answer
+                say(f"[{item.text}]", file=sys.stderr)
+            elif isinstance(item, Answer):
+                draft.close()
+                _print_answer(item, False, screen, hint)
+                return item
+            else:
+                draft.add(item)
     return None
 
 
-def _print_answer(answer: Any, as_json: bool, screen: Any = None) -> None:
+def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = "") -> None:
     if as_json:
         json_out(answer.to_dict())
         return
     from rich.text import Text
 
-    from .terminal import BOLD, DIM, Screen, plain, safe
+    from .terminal import BOLD, DIM, Screen, plain, safe, title_text
 
     screen = screen or Screen()
-    screen.markdown(answer.text)
+    screen.markdown(answer.text, [c.title for c in answer.citations])
     for flag in answer.unsupported:
         screen.text(Text("Unsupported by the cited papers: ").append(safe(flag)), gap=True)
     for note in answer.notices:
@@ -83,7 +118,7 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None) -> None:
         for c in answer.citations:
             line = Text()
             if safe(c.title) not in shown:  # a title the answer already names is not repeated
-                line.append(safe(c.title), BOLD)
+                line.append(title_text(c.title), BOLD)
             details = [safe(x) for x in (c.venue, c.url) if x]
             if c.code_urls:
                 details.append("code: " + ", ".join(safe(u) for u in c.code_urls))
@@ -92,6 +127,8 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None) -> None:
             screen.hanging(f"[{c.n}]", line)
     if answer.mode == "llm":
         screen.text(Text(answer.footer(), DIM), gap=True)
+    if hint and more_hint(answer, hint):
+        screen.text(Text(more_hint(answer, hint), BOLD), gap=True)
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -126,7 +163,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     from rag.snippets import clip
 
-    from .terminal import BOLD, DIM, Screen, safe
+    from .terminal import BOLD, DIM, Screen, safe, title_text
 
     screen = Screen()
     if not hits:
@@ -136,7 +173,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         screen.text()
     width = len(str(len(hits))) + 1
     for i, h in enumerate(hits, start=1):
-        head = Text(safe(h.title), BOLD)
+        head = Text(title_text(h.title), BOLD)
         year = str(h.year) if h.year and str(h.year) not in h.venue else ""
         head.append("".join(f" · {safe(d)}" for d in (h.venue, year, h.url) if d), DIM)
         head.append(f"  (score {h.score:.4f}{', weak match' if h.weak else ''})", DIM)
@@ -151,10 +188,11 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_ask(args: argparse.Namespace) -> int:
     from rag.api import ask, ask_stream
 
+    k = _k(args.k)
     if args.json:
-        _print_answer(ask(args.question, mode=args.mode, k=args.k, filters=_filters(args)), True)
+        _print_answer(ask(args.question, mode=args.mode, k=k, filters=_filters(args)), True)
     else:
-        _stream_answer(ask_stream(args.question, mode=args.mode, k=args.k, filters=_filters(args)))
+        _stream_answer(ask_stream(args.question, mode=args.mode, k=k, filters=_filters(args)), hint="add --all")
     return 0
 
 
@@ -180,7 +218,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
     line_editing()
     screen = Screen()
     print("askpapers chat: ask about the papers; a follow-up such as “Which of those…” narrows the last answer.")
-    print("Empty line or Ctrl-D to quit; ↑ and ↓ recall earlier questions.\n")
+    print("Empty line or Ctrl-D to quit; ↑ and ↓ recall earlier questions; /all lists every paper that matches")
+    print("the last question.\n")
     while True:
         try:
             question = input("you> ").strip()
@@ -189,16 +228,23 @@ def cmd_chat(args: argparse.Namespace) -> int:
             return 0
         if not question or question in ("/quit", "/exit"):
             return 0
+        k, past = _k(args.k), history
+        if question == "/all":  # the last question again, for every paper that matches: it replaces that answer
+            if len(history) < 2:
+                say("(no answer to list in full yet)\n")
+                continue
+            question, k, past = str(history[-2]["content"]), _k(ALL), history[:-2]
         try:
             answer = _stream_answer(
-                ask_stream(question, recent(history), mode=args.mode, filters=_filters(args)), screen
+                ask_stream(question, recent(past), mode=args.mode, k=k, filters=_filters(args)), screen, "type /all"
             )
         except AskPapersError as e:
             say(f"error: {e}\n")
             continue
         print()
         cited = [c.paper_id for c in answer.citations]
-        history += [
+        history = [
+            *past,
             {"role": "user", "content": question},
             {"role": "assistant", "content": answer.text, "paper_ids": cited},
         ]
@@ -316,6 +362,15 @@ def _corpus_commands(sub: Any) -> None:
     sp.set_defaults(func=cmd_embed)
 
 
+def _add_k(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument(
+        "--k", type=_k_arg, default=None, metavar="N|all",
+        help="list at most N papers (default: ASKPAPERS_MAX_LIST, 50); an answer that lists fewer than match "
+        "says 'Showing N of M papers'; 'all' lists every paper that matches",
+    )  # fmt: skip
+    sp.add_argument("--all", dest="k", action="store_const", const=ALL, help="list every paper that matches: --k all")
+
+
 def _question_commands(sub: Any) -> None:
     sp = sub.add_parser("search", help="list the papers that best match a query")
     sp.add_argument("query")
@@ -326,12 +381,13 @@ def _question_commands(sub: Any) -> None:
     sp = sub.add_parser("ask", help="answer a question with cited papers")
     sp.add_argument("question")
     sp.add_argument("--mode", choices=MODES, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
-    sp.add_argument("--k", type=int, default=None, help="cite at most this many papers")
+    _add_k(sp)
     sp.add_argument("--json", action="store_true", help="print JSON: question, answer, mode, found, citations")
     _add_filters(sp)
     sp.set_defaults(func=cmd_ask)
     sp = sub.add_parser("chat", help="interactive chat in the terminal (follow-ups use the history)")
     sp.add_argument("--mode", choices=MODES, default=None, help="answer mode (default: ASKPAPERS_MODE or auto)")
+    _add_k(sp)
     _add_filters(sp)
     sp.set_defaults(func=cmd_chat)
 

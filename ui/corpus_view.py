@@ -122,6 +122,15 @@ def _star(x: float, y: float) -> str:
     return f"<g transform='translate({x:.1f} {y:.1f})'><polygon class='star-shape' points='{' '.join(pts)}'/></g>"
 
 
+def map_key(points: Sequence[MapPoint], cited: Iterable[str]) -> str:
+    """What a map shows, as a short key: the same points (ids, titles, places, topics) with the same papers starred
+    give the same key (within this process), so a page that shows it already need not be sent it again."""
+    drawn = hash(tuple((p.paper_id, p.title, p.x, p.y, p.topic) for p in points))
+    known = {p.paper_id for p in points}
+    starred = hash(tuple(sorted(pid for pid in cited if pid in known)))
+    return f"{len(points)}:{drawn:x}:{starred:x}"
+
+
 def _attr(text: str) -> str:
     return html.escape(text, quote=True)
 

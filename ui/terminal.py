@@ -10,17 +10,23 @@ Links print as their text and address; rich's hyperlink escapes are never writte
 from __future__ import annotations
 
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
+from types import TracebackType
 from typing import IO
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
 from vectorstore.text import printable
+
+from .render import latex_text
 
 _MD = MarkdownIt("commonmark", {"html": False}).disable("entity")  # "&amp;" in an abstract stays "&amp;"
 BOLD = Style(bold=True)
@@ -44,10 +50,17 @@ class Block:
     gap: bool = True  # a blank line before it
 
 
-def _inline(tok: Token) -> Text:
+def title_text(title: str) -> str:
+    """A paper's title for one line of a terminal: its LaTeX (``$\\ell_2$``) as Unicode text (``ℓ₂``), as the web app's
+    tables show it. Only titles: quotes from abstracts stay exactly as the abstract has them."""
+    return latex_text(safe(title))
+
+
+def _inline(tok: Token, titles: Collection[str] = ()) -> Text:
     out = Text()
     styles: list[Style] = []
     href: list[str] = []
+    strong: list[int] = []  # where each open **…** began in ``out``
     for child in tok.children or []:
         style = Style.combine(styles) if styles else None
         if child.type == "text":
@@ -60,8 +73,15 @@ def _inline(tok: Token) -> Text:
             out.append("\n")
         elif child.type in ("strong_open", "em_open"):
             styles.append(BOLD if child.type == "strong_open" else ITALIC)
+            if child.type == "strong_open":
+                strong.append(len(out.plain))
         elif child.type in ("strong_close", "em_close") and styles:
             styles.pop()
+            start = strong.pop() if child.type == "strong_close" and strong else -1
+            if start >= 0 and out.plain[start:] in titles:  # a cited paper's title (never a quote): its math as text
+                shown = title_text(out.plain[start:])
+                out = out[:start]
+                out.append(shown, Style.combine([*styles, BOLD]))
         elif child.type == "link_open":
             href.append(str(child.attrs.get("href", "")))
         elif child.type == "link_close" and href:
@@ -76,8 +96,10 @@ def _inline(tok: Token) -> Text:
     return out
 
 
-def blocks(markdown: str) -> list[Block]:
-    """The paragraphs, list items, headings and quotes of ``markdown`` as styled text."""
+def blocks(markdown: str, titles: Collection[str] = ()) -> list[Block]:
+    """The paragraphs, list items, headings and quotes of ``markdown`` as styled text; a bold span that is one of
+    ``titles`` (the cited papers') shows its LaTeX as text."""
+    titles = {safe(t) for t in titles}
     out: list[Block] = []
     markers: list[str] = []  # per open list item: the marker its first paragraph takes ("" once taken)
     depth = quote = 0
@@ -99,7 +121,7 @@ def blocks(markdown: str) -> list[Block]:
             quote -= 1
         elif tok.type in ("inline", "code_block", "fence", "html_block"):
             if tok.type == "inline":
-                text = _inline(tok)
+                text = _inline(tok, titles)
                 if heading:
                     text.stylize(BOLD)
             else:
@@ -149,10 +171,10 @@ class Screen:
         else:
             self.console.file.write(item.plain + "\n")
 
-    def markdown(self, markdown: str) -> None:
-        """Markdown shown as text: list items hang under their markers."""
+    def markdown(self, markdown: str, titles: Collection[str] = ()) -> None:
+        """Markdown shown as text: list items hang under their markers; ``titles`` as :func:`blocks` shows them."""
         first = True
-        for b in blocks(markdown):
+        for b in blocks(markdown, titles):
             if b.gap and not first:
                 self.text()
             first = False
@@ -177,3 +199,62 @@ class Screen:
         grid.add_column(overflow="fold")
         grid.add_row(*cells, text)
         self.console.print(grid)
+
+
+class Draft:
+    """An answer's text shown live as it is generated, then erased when the checked answer is printed in its place.
+
+    Only on a terminal (``Screen.terminal``), and only for text that comes in more than one piece (an LLM writing
+    it; an extractive answer comes whole). Every piece is :func:`printable` before it is kept, so an escape sequence
+    or control character a model writes is dropped and what is left is shown as text. The view is a dim note and
+    the text's last lines, never taller than the screen, so that it can be erased exactly; the only escape
+    sequences written are rich's own, to redraw and erase it.
+    """
+
+    NOTE = "writing the answer… (a draft: the checked answer replaces it)"
+
+    def __init__(self, screen: Screen) -> None:
+        self.screen = screen
+        self.text = ""
+        self.pieces = 0
+        self.live: Live | None = None
+
+    def add(self, piece: str) -> None:
+        """One piece of the answer's text: the view starts with the second piece that holds text."""
+        if not piece:
+            return
+        self.text += printable(piece)  # (a string assigned whole: the refresh thread reads one or the other)
+        self.pieces += bool(piece.strip())
+        if self.live is None and self.pieces > 1 and self.screen.terminal:
+            self.live = Live(get_renderable=lambda: _Tail(self), console=self.screen.console, transient=True,
+                             refresh_per_second=8, redirect_stdout=True, redirect_stderr=True)  # fmt: skip
+            self.live.start()
+
+    def close(self) -> None:
+        """Erase the view (the checked answer is printed next)."""
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def __enter__(self) -> Draft:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+class _Tail:
+    """The draft as rich renders it: the note, then as many of the text's last lines as fit under it."""
+
+    def __init__(self, draft: Draft) -> None:
+        self.draft = draft
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = Text(self.draft.text.strip("\n"))
+        lines = console.render_lines(text, options.update(height=None), pad=False)
+        room = max(1, options.size.height - 2)  # the note, and one line for the cursor
+        yield Segment(Draft.NOTE, DIM)
+        yield Segment.line()
+        for line in lines[-room:]:
+            yield from line
+            yield Segment.line()

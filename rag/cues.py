@@ -47,6 +47,12 @@ LINKS = frozenset(
 LINK_VERBS = frozenset({"applied", "combined", "based", "using", "use", "uses"})  # "applied to", "X using Y"
 OR_WORDS = frozenset({"or", "and/or", "either", "nor"})
 NOT_WORDS = frozenset({"not", "without", "excluding", "exclude", "except", "excluded", "non", "no"})
+# "X does not affect Y", "X has no effect": a negated statement about a topic, not an exclusion
+AUXILIARIES = frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "may",
+     "might", "should"}
+)  # fmt: skip
+RELATIVES = frozenset({"that", "which", "who"})
 BOTH_CUES = frozenset({"both", "combine", "combines", "combining", "combined", "together", "jointly", "plus"})
 ANAPHORA = frozenset({"those", "these", "them", "ones", "above", "aforementioned", "previous", "latter", "former"})
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))

@@ -10,7 +10,8 @@ tokens; a short list of request words ("papers", "show", "please", "use", …) a
 the corpus binds them to their neighbours ("tool use" is a term, "use diffusion models" is not); the remaining
 runs of words are the topic's units. Units joined by "for", "in", "with", "of", … are separate facets unless
 the corpus states the joined phrase as one term ("mixture of experts", "theory of mind"); units joined by "or",
-"and", commas or slashes are alternatives of one facet; "not", "without" and "excluding" start an exclusion. A
+"and", commas or slashes are alternatives of one facet; "not", "without" and "excluding" start an exclusion,
+except in a negated statement about a topic ("X does not affect Y" is about X and Y). A
 unit the corpus never states is cut into the phrases it does state. Each alternative then carries its
 spellings: an acronym the question defines, the form without a generic head ("jailbreak attacks" ~
 "jailbreak"), and the corpus's words of the same family ("differential privacy" ~ "differentially private").
@@ -26,6 +27,7 @@ from vectorstore.text import STOPWORDS, one_line, same_term, stems
 
 from .cues import (
     ANAPHORA,
+    AUXILIARIES,
     BOTH_CUES,
     GENERIC_HEADS,
     LINK_VERBS,
@@ -33,6 +35,7 @@ from .cues import (
     MODEL_HEADS,
     NOT_WORDS,
     OR_WORDS,
+    RELATIVES,
     REQUEST_WORDS,
     TOKEN,
     WORK_HEADS,
@@ -125,6 +128,21 @@ def _boundary(t: Tok, both: bool) -> str:
     return "gap" if t.low in ANAPHORA else ""
 
 
+def _negates_predicate(toks: list[Tok], i: int) -> bool:
+    """Whether the negation at ``i`` negates what a topic does ("ART has no effect on infectiveness", "X does not
+    affect Y"), not which papers are wanted ("papers that do not use X", "LLMs but not RL"): it follows an
+    auxiliary verb whose subject is a topic word, not a request word, and a content word follows it."""
+    if i < 2 or toks[i - 1].low not in AUXILIARIES or i + 1 >= len(toks) or not toks[i + 1].word:
+        return False
+    nxt = toks[i + 1].low
+    if nxt in REQUEST_WORDS or nxt in STOPWORDS or nxt in NOT_WORDS:
+        return False
+    j = i - 2
+    while j >= 0 and toks[j].low in RELATIVES:
+        j -= 1
+    return j >= 0 and toks[j].word and toks[j].low not in REQUEST_WORDS and toks[j].low not in STOPWORDS
+
+
 def _segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], lexicon: Lexicon) -> list[Item]:
     """Units and the boundaries between them, in question order."""
     out: list[Item] = []
@@ -159,6 +177,9 @@ def _segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], lexicon
             continue
         elif t.text in "()[]":  # brackets around words that are not an acronym set nothing apart
             pass
+        elif low in NOT_WORDS and _negates_predicate(toks, i):
+            close()
+            out.append("gap")
         elif boundary := _boundary(t, both):
             close()
             out.append(boundary)

@@ -216,6 +216,39 @@ def test_negation_excludes(question: str, kept: list[list[str]], left_out: list[
 
 
 @pytest.mark.parametrize(
+    ("question", "left_out"),
+    [
+        ("Which papers do not use diffusion models?", ["diffusion models"]),
+        ("papers on GANs that do not use image generation", ["image generation"]),
+        ("Which papers are not about reinforcement learning?", ["reinforcement learning"]),
+    ],
+)
+def test_a_negated_request_still_excludes(question: str, left_out: list[str]) -> None:
+    """A negation whose subject is the papers asked for excludes what follows."""
+    p = read(question)
+    assert [a.lower() for f in p.excluded for a in f.alternatives] == left_out
+
+
+@pytest.mark.parametrize(
+    ("claim", "topics"),
+    [
+        (
+            "Knowledge distillation does not improve federated learning.",
+            ["knowledge distillation", "federated learning"],
+        ),
+        ("Quantization has no effect on graph neural networks.", ["quantization", "graph neural networks"]),
+    ],
+)
+def test_a_negated_statement_about_a_topic_excludes_nothing(claim: str, topics: list[str]) -> None:
+    """ "X does not improve Y" says something about X and Y: a claim to check, not a request to leave Y out; both
+    stay topics of the search."""
+    p = read(claim)
+    assert p.excluded == []
+    got = [a.lower() for f in p.facets for a in f.alternatives]
+    assert all(t in got for t in topics), got
+
+
+@pytest.mark.parametrize(
     ("question", "venue", "year", "code", "topic"),
     [
         ("Which papers from 2024 use diffusion models?", None, 2024, None, "diffusion models"),

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vectorstore.text import _JOIN_HYPHEN as _JOIN_HYPHEN  # phrase_forms()'s own pattern (see _forms)
 from vectorstore.text import STOPWORDS, acronym_definitions, content_stems, phrase_forms, sentence_spans, stem, stems
 from vectorstore.text import tokens as word_tokens
 from vectorstore.types import Filters, Paper
@@ -61,17 +62,34 @@ class DocText:
     __slots__ = ("acro", "all_stems", "forms", "n_tok", "sent_stems", "title_forms", "title_stems", "upper")
 
     def __init__(self, title: str, abstract: str) -> None:
-        self.sent_stems = [frozenset(stems(abstract[s:e])) for s, e in sentence_spans(abstract)]
+        # Each word is tokenised and stemmed once. The abstract's words are its sentences' words, in order
+        # (sentences are separated by blanks only, and lower-casing does not look across blanks), and the words of
+        # "title. abstract" are the title's then the abstract's: the phrase forms reuse them.
+        sentences = [list(map(stem, word_tokens(abstract[s:e]))) for s, e in sentence_spans(abstract)]
+        words = [w for sentence in sentences for w in sentence]
+        self.sent_stems = [frozenset(sentence) for sentence in sentences]
+        title_words = list(map(stem, word_tokens(title))) if title else []
+        self.title_stems = frozenset(title_words)
         if title:
-            self.sent_stems.append(frozenset(stems(title)))
-        self.title_stems = frozenset(stems(title)) if title else frozenset()
+            self.sent_stems.append(self.title_stems)
         self.all_stems: frozenset[str] = frozenset().union(*self.sent_stems) if self.sent_stems else frozenset()
-        # phrase forms joined by NUL: one substring test per n-gram
-        self.forms = "\0".join(phrase_forms(f"{title}. {abstract}" if title else abstract))
-        self.title_forms = "\0".join(phrase_forms(title)) if title else ""
+        # phrase forms (as phrase_forms() makes them) joined by NUL: one substring test per n-gram
+        self.forms = _forms(f"{title}. {abstract}" if title else abstract, title_words + words)
+        self.title_forms = _forms(title, title_words) if title else ""
         self.acro = [(" " + " ".join(stems(lf)) + " ", a.lower()) for lf, a in acronym_definitions(abstract)]
-        self.n_tok = len(word_tokens(abstract))
+        self.n_tok = len(words)
         self.upper = abstract.upper()
+
+
+def _forms(text: str, words: list[str]) -> str:
+    """``"\\0".join(phrase_forms(text))``, given the stems of ``text``'s words."""
+    forms = {" " + " ".join(words) + " "}
+    if "-" in text or "\u2010" in text or "\u2011" in text:  # (what phrase_forms joins)
+        low = text.lower()
+        joined = _JOIN_HYPHEN.sub("", low)
+        if joined != low:
+            forms.add(" " + " ".join(stems(joined)) + " ")
+    return "\0".join({f for f in forms if f.strip()})
 
 
 class QueryText:

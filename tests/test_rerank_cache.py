@@ -70,3 +70,34 @@ def test_doc_text_equals_the_reference_on_the_bundled_papers() -> None:
         title = "" if p.title_derived else p.title
         assert fields(DocText(title, p.abstract)) == reference_doc(title, p.abstract), p.paper_id
         assert fields(DocText(p.title, p.abstract)) == reference_doc(p.title, p.abstract), p.paper_id
+
+
+def test_stemming_from_several_threads_at_once() -> None:
+    """The warm-up stems in a background thread while questions stem in theirs (and the web app answers several
+    questions at once): the Snowball stemmer object keeps its state between calls, so concurrent calls must not
+    share it unguarded (they raised IndexError or returned another word's stem)."""
+    import threading
+
+    from vectorstore.text import stem
+
+    uncached = stem.__wrapped__  # (each call stems: no cache hits)
+    words = sorted({w for p in parse_paths([CORPUS]).papers for w in word_tokens(p.abstract)})
+    words += [w + suffix for w in words for suffix in ("ing", "ations", "ness", "ly")]
+    expected = [uncached(w) for w in words]
+    errors: list[BaseException] = []
+    results: dict[int, list[str]] = {}
+
+    def work(i: int) -> None:
+        try:
+            results[i] = [uncached(w) for w in words]
+        except BaseException as e:  # (collected: asserted below)
+            errors.append(e)
+
+    for _ in range(3):
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors[:3]
+        assert all(r == expected for r in results.values())

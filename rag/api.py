@@ -187,7 +187,9 @@ class AskPapers:
             hit = Hit.from_paper(p, c.score, snippets.best_snippet(p, terms, phrases, c.snippet), c.similarity)
             hit.weak = snippets.is_weak(p, terms, topics, c.similarity, self.settings.answer.dense_alone)
             hits.append(hit)
-        return hits[:n]
+            if len(hits) == n:  # (the rest would be cut: no snippets for them)
+                break
+        return hits
 
     def search_query(self, text: str) -> Query:
         """What :meth:`search` searches for a cleaned question (see :func:`search_query`)."""

@@ -3,18 +3,18 @@ plain construction, and the features of the warmed (bulk) path equal those of th
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import numpy as np
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
+from rag.api import AskPapers
 from rag.rerank import DocText
+from tests.conftest import CORPUS
 from vectorstore.parse import parse_paths
 from vectorstore.text import acronym_definitions, phrase_forms, sentence_spans, stems
 from vectorstore.text import tokens as word_tokens
 
-CORPUS = Path(__file__).resolve().parent.parent / "data" / "icml2026"
 PROPERTY = hyp_settings(deadline=None, max_examples=300, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -101,3 +101,18 @@ def test_stemming_from_several_threads_at_once() -> None:
             t.join()
         assert not errors, errors[:3]
         assert all(r == expected for r in results.values())
+
+
+def test_chunk_vectors_read_by_id_equal_those_read_by_metadata(app: AskPapers) -> None:
+    store = app.index.store
+    ids = [p.paper_id for p in app.papers()]
+    res = store.chunks.get(where={"paper_id": {"$in": ids}}, include=["embeddings", "metadatas"])
+    rows: dict[str, list[tuple[int, np.ndarray]]] = {}
+    for e, m in zip(res["embeddings"], res["metadatas"], strict=True):
+        rows.setdefault(str(m["paper_id"]), []).append((int(m["position"]), np.asarray(e, np.float32)))
+    got = store.chunk_vectors(ids)
+    assert set(got) == set(rows) == set(ids)
+    for pid, r in rows.items():
+        assert np.array_equal(got[pid], np.asarray([e for _, e in sorted(r, key=lambda x: x[0])]))
+        assert len(got[pid]) == len(r)
+    assert any(len(r) > 1 for r in rows.values())  # (papers with several chunks, in order)

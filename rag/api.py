@@ -7,6 +7,7 @@ answerer the mode names (:data:`rag.answerers.ANSWERERS`). Settings are passed i
 
 from __future__ import annotations
 
+import atexit
 import re
 import threading
 import time
@@ -64,10 +65,12 @@ class AskPapers:
     """A store, its retrievers and answerers, opened lazily; the first use of an empty store ingests the bundled
     corpus."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, warm: bool = True) -> None:
         self.settings = settings
         self._parts: Parts | None = None
         self._lock = threading.Lock()
+        self._warm = warm
+        self._warmer: threading.Thread | None = None
         self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
         self._map_lock = threading.Lock()
         self.followups = FollowUps(self._cited_ids, self.read)
@@ -90,6 +93,8 @@ class AskPapers:
                 retriever = hybrid(index, self.settings.retrieval)
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
                 self._parts = Parts(index, retriever, answerers(index, retriever, self.settings, lexicon), lexicon)
+                if self._warm and retriever.ranker is not None:
+                    self._warmer = retriever.ranker.warm_in_background(wait=True, stop=_stop_warming)
             return self._parts
 
     @property
@@ -155,6 +160,11 @@ class AskPapers:
         )
         if parts:
             parts.index.refresh()
+            ranker = parts.retriever.ranker
+            if self._warm and ranker is not None and (report.added or report.updated):
+                # the caches were emptied for the new revision: built again in the background (questions that
+                # come meanwhile build what they need, rather than wait for all of it)
+                self._warmer = ranker.warm_in_background(wait=False, stop=_stop_warming)
         return report
 
     def embed_files(
@@ -288,6 +298,10 @@ class AskPapers:
             return []
         known = self.index.papers(list(dict.fromkeys(named + [n.lower() for n in named])))
         return [n for n in named if n not in known and n.lower() not in known]
+
+
+_stop_warming = threading.Event()
+atexit.register(_stop_warming.set)  # (a warm-up stops at its next batch at exit; nothing waits for it)
 
 
 _apps: OrderedDict[str, AskPapers] = OrderedDict()

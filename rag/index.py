@@ -31,6 +31,7 @@ log = logging.getLogger("askpapers")
 T = TypeVar("T")
 PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
 QUERY_CACHE = 64  # query embeddings kept (1.5 KB each)
+PRELOAD_BATCH = 500  # papers whose vectors one request of a warm-up reads
 CHUNKS_PER_PAPER = 50  # most chunks one abstract can have (a 2,000,000-character abstract has more; rare)
 
 
@@ -235,6 +236,29 @@ class PaperIndex:
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The papers' embeddings (the mean of their chunks), from the cache where possible."""
         return self._cached(self._paper_vectors, ids, self.store.paper_vectors)
+
+    def preload(self, most: int, stop: threading.Event | None = None) -> list[Paper]:
+        """Read the records, chunk vectors and paper vectors of up to ``most`` papers into the caches, ahead of the
+        questions that need them (the reranker's warm-up), a batch per request; returns the records read. A batch
+        read while the store changed is not kept, and reading stops there, when ``stop`` is set, or when the
+        caches are full."""
+        self.refresh()
+        key = self._papers_key
+        out: list[Paper] = []
+        papers = itertools.islice(self.store.iter_papers(), max(most, 0))
+        while batch := list(itertools.islice(papers, PRELOAD_BATCH)):
+            if stop is not None and stop.is_set():
+                break
+            ids = [p.paper_id for p in batch]
+            chunks, vectors = self.store.chunk_vectors(ids), self.store.paper_vectors(ids)
+            with self._lock:
+                if key != self._papers_key or len(self._papers) + len(batch) > PAPER_CACHE:
+                    break
+                self._papers.update((p.paper_id, p) for p in batch)
+                self._chunk_vectors.update(chunks)
+                self._paper_vectors.update(vectors)
+            out.extend(batch)
+        return out
 
     def count(self) -> int:
         return self.store.count()

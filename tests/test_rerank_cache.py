@@ -3,17 +3,28 @@ plain construction, and the features of the warmed (bulk) path equal those of th
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import NoReturn
+
 import numpy as np
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from rag.api import AskPapers
-from rag.rerank import DocText
-from tests.conftest import CORPUS
+from rag.index import PaperIndex
+from rag.rerank import FEATURES, DocText, LearnedRanker, Pool
+from rag.retrieval import FusionRetriever, hybrid
+from rag.settings import RetrievalSettings, Settings
+from tests.conftest import CORPUS, make_settings
+from vectorstore.embed import Embedder
+from vectorstore.errors import StoreError
 from vectorstore.parse import parse_paths
+from vectorstore.pipeline import ingest
 from vectorstore.text import acronym_definitions, phrase_forms, sentence_spans, stems
 from vectorstore.text import tokens as word_tokens
+from vectorstore.types import Paper
 
 PROPERTY = hyp_settings(deadline=None, max_examples=300, database=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -103,6 +114,56 @@ def test_stemming_from_several_threads_at_once() -> None:
         assert all(r == expected for r in results.values())
 
 
+# -- the warm-up: the store's per-paper data built ahead of the questions -----------------------------------------
+QUERIES = [
+    "Which papers use information bottleneck?",
+    "graph contrastive learning for recommendation",
+    "quantization of large language models",
+    "Which papers study diffusion models?",
+    "LoRA fine-tuning",
+    "reinforcement learning from human feedback (RLHF)",
+]
+
+
+def pools(retriever: FusionRetriever, app: AskPapers) -> list[Pool]:
+    out = []
+    for text in QUERIES:
+        query = app.search_query(text)
+        results, fused = retriever.fuse(query)
+        out.append(retriever.pool(query, None, results, fused))
+    return out
+
+
+def assert_same_pools(got: list[Pool], expected: list[Pool]) -> None:
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected, strict=True):
+        assert g.ids == e.ids
+        assert g.features.shape == e.features.shape and g.features.shape[0] > 0
+        assert np.array_equal(g.features, e.features), [
+            FEATURES[j] for j in np.nonzero((g.features != e.features).any(axis=0))[0]
+        ]
+
+
+def cut_off_from_the_store(index: PaperIndex) -> None:
+    """Make every read of records and vectors from Chroma fail: what the index returns then comes from its caches."""
+
+    def fail(*_: object) -> NoReturn:
+        raise AssertionError("read from the store: not warmed")
+
+    index.store.get_papers = fail  # type: ignore[method-assign]
+    index.store.chunk_vectors = fail  # type: ignore[method-assign]
+    index.store.paper_vectors = fail  # type: ignore[method-assign]
+
+
+def test_warmed_features_equal_the_lazy_ones(app: AskPapers, corpus_settings: Settings, embedder: Embedder) -> None:
+    lazy = hybrid(PaperIndex(corpus_settings.store, embedder), RetrievalSettings())
+    warmed = hybrid(PaperIndex(corpus_settings.store, embedder), RetrievalSettings())
+    assert isinstance(warmed.ranker, LearnedRanker)
+    assert warmed.ranker.warm() == 38  # every paper of the store
+    cut_off_from_the_store(warmed.index)  # so the warmed pools below are made from the warm-up's data alone
+    assert_same_pools(pools(warmed, app), pools(lazy, app))
+
+
 def test_chunk_vectors_read_by_id_equal_those_read_by_metadata(app: AskPapers) -> None:
     store = app.index.store
     ids = [p.paper_id for p in app.papers()]
@@ -116,3 +177,55 @@ def test_chunk_vectors_read_by_id_equal_those_read_by_metadata(app: AskPapers) -
         assert np.array_equal(got[pid], np.asarray([e for _, e in sorted(r, key=lambda x: x[0])]))
         assert len(got[pid]) == len(r)
     assert any(len(r) > 1 for r in rows.values())  # (papers with several chunks, in order)
+
+
+def _jsonl(path: Path, papers: list[Paper]) -> Path:
+    path.write_text("".join(json.dumps({"id": p.paper_id, "title": p.title, "abstract": p.abstract}) + "\n"
+                            for p in papers))  # fmt: skip
+    return path
+
+
+def test_the_warm_up_follows_the_store(tmp_path: Path, embedder: Embedder) -> None:
+    """Opening the store warms it in the background; adding papers builds the new revision's data again, with
+    the new papers; the features stay those of the lazy path."""
+    papers = parse_paths([CORPUS]).papers
+    settings = make_settings(tmp_path / "store")
+    ingest([_jsonl(tmp_path / "a.jsonl", papers[:20])], settings.store, progress=False, embedder=embedder)
+    app = AskPapers(settings)
+    ranker = app.parts.retriever.ranker
+    assert isinstance(ranker, LearnedRanker) and app._warmer is not None
+    app._warmer.join(60)
+    assert set(ranker._docs) == {p.paper_id for p in papers[:20]}
+    revision = app.index.seen_revision
+
+    app.add_files([_jsonl(tmp_path / "b.jsonl", papers[20:])])
+    assert app._warmer is not None
+    app._warmer.join(60)
+    assert app.index.seen_revision != revision and ranker._docs_key == app.index.seen_revision
+    assert set(ranker._docs) == {p.paper_id for p in papers}  # the new papers too
+    lazy = hybrid(PaperIndex(settings.store, embedder), RetrievalSettings())
+    warmed = pools(app.parts.retriever, app)
+    assert {pid for pool in warmed for pid in pool.ids} & {p.paper_id for p in papers[20:]}
+    assert_same_pools(warmed, pools(lazy, app))
+
+
+def test_a_failing_warm_up_is_not_fatal(app: AskPapers, corpus_settings: Settings, embedder: Embedder) -> None:
+    """The warm-up is an optimisation: when it fails, questions (which wait for it) are answered the lazy way."""
+    index = PaperIndex(corpus_settings.store, embedder)
+    retriever = hybrid(index, RetrievalSettings())
+    assert retriever.ranker is not None
+
+    def broken(*_: object) -> NoReturn:
+        raise StoreError("the store went away")
+
+    index.preload = broken  # type: ignore[method-assign]
+    retriever.ranker.warm_in_background(wait=True).join(60)
+    assert not retriever.ranker._docs
+    assert_same_pools(pools(retriever, app), pools(app.parts.retriever, app))
+
+
+def test_no_warm_up_without_the_learned_ranker(corpus_settings: Settings) -> None:
+    rrf_app = AskPapers(corpus_settings.model_copy(update={"retrieval": RetrievalSettings(ranker="rrf")}))
+    assert rrf_app.search("information bottleneck", 3)
+    assert rrf_app.parts.retriever.ranker is None and rrf_app._warmer is None
+    assert AskPapers(corpus_settings, warm=False).parts is not None

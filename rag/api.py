@@ -7,7 +7,6 @@ answerer the mode names (:data:`rag.answerers.ANSWERERS`). Settings are passed i
 
 from __future__ import annotations
 
-import atexit
 import re
 import threading
 import time
@@ -66,6 +65,8 @@ class AskPapers:
     corpus."""
 
     def __init__(self, settings: Settings, *, warm: bool = True) -> None:
+        """``warm``: opening the store starts the reranker's warm-up (see :mod:`rag.rerank`), worth it when more
+        than a question or two will be asked."""
         self.settings = settings
         self._parts: Parts | None = None
         self._lock = threading.Lock()
@@ -94,7 +95,7 @@ class AskPapers:
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
                 self._parts = Parts(index, retriever, answerers(index, retriever, self.settings, lexicon), lexicon)
                 if self._warm and retriever.ranker is not None:
-                    self._warmer = retriever.ranker.warm_in_background(wait=True, stop=_stop_warming)
+                    self._warmer = retriever.ranker.warm_in_background(wait=True)
             return self._parts
 
     @property
@@ -164,7 +165,7 @@ class AskPapers:
             if self._warm and ranker is not None and (report.added or report.updated):
                 # the caches were emptied for the new revision: built again in the background (questions that
                 # come meanwhile build what they need, rather than wait for all of it)
-                self._warmer = ranker.warm_in_background(wait=False, stop=_stop_warming)
+                self._warmer = ranker.warm_in_background(wait=False)
         return report
 
     def embed_files(
@@ -300,23 +301,20 @@ class AskPapers:
         return [n for n in named if n not in known and n.lower() not in known]
 
 
-_stop_warming = threading.Event()
-atexit.register(_stop_warming.set)  # (a warm-up stops at its next batch at exit; nothing waits for it)
-
-
 _apps: OrderedDict[str, AskPapers] = OrderedDict()
 _apps_lock = threading.Lock()
 APPS = 4  # facades kept for the module functions, one per distinct settings
 
 
-def default_app(settings: Settings | None = None) -> AskPapers:
-    """The facade the module functions use: one per distinct settings (by value), the newest few kept."""
+def default_app(settings: Settings | None = None, *, warm: bool = True) -> AskPapers:
+    """The facade the module functions use: one per distinct settings (by value), the newest few kept. A one-shot
+    command (one question, then exit) passes ``warm=False``: it has no use for a warm-up of the whole store."""
     s = settings or get_settings()
-    key = s.model_dump_json()
+    key = s.model_dump_json() + ("" if warm else " (no warm-up)")
     with _apps_lock:
         app = _apps.get(key)
         if app is None:
-            app = _apps[key] = AskPapers(s)
+            app = _apps[key] = AskPapers(s, warm=warm)
             while len(_apps) > APPS:
                 _apps.popitem(last=False)
         _apps.move_to_end(key)

@@ -16,6 +16,7 @@ same way, by the first question that needs them.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import math
 import re
@@ -235,6 +236,22 @@ class Forest:
         return scores
 
 
+_exiting = threading.Event()  # set at exit: warm-ups stop at their next batch
+_warmers: list[threading.Thread] = []
+_warmers_lock = threading.Lock()
+
+
+@atexit.register
+def _stop_warming() -> None:
+    """Stop the warm-ups still running and wait for them (each ends its batch: well under a second). A daemon
+    thread left inside Chroma's native code while the interpreter shuts down can crash the process."""
+    _exiting.set()
+    with _warmers_lock:
+        running = list(_warmers)
+    for thread in running:
+        thread.join(WARM_WAIT)
+
+
 class LearnedRanker:
     """Features for the fused candidates of a query, and the model that orders them."""
 
@@ -303,7 +320,7 @@ class LearnedRanker:
             self._docs.update(docs)
         return len(docs)
 
-    def warm_in_background(self, *, wait: bool, stop: threading.Event | None = None) -> threading.Thread:
+    def warm_in_background(self, *, wait: bool) -> threading.Thread:
         """Run :meth:`warm` in a background thread. With ``wait``, questions that come while it runs wait for it
         (at most :data:`WARM_WAIT` seconds) rather than build their papers' data alongside it, which would only
         slow both down; without, they build what they need themselves."""
@@ -313,13 +330,15 @@ class LearnedRanker:
 
         def run() -> None:
             try:
-                self.warm(stop=stop)
+                self.warm(stop=_exiting)
             except Exception as e:  # (an optimisation: questions still build their data lazily)
                 log.warning("askpapers: warming the reranker's caches failed: %s", e)
             finally:
                 done.set()
 
         thread = threading.Thread(target=run, name="askpapers-warm", daemon=True)
+        with _warmers_lock:
+            _warmers[:] = [t for t in _warmers if t.is_alive()] + [thread]
         thread.start()
         return thread
 

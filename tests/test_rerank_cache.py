@@ -4,10 +4,12 @@ plain construction, and the features of the warmed (bulk) path equal those of th
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import NoReturn
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
@@ -229,3 +231,59 @@ def test_no_warm_up_without_the_learned_ranker(corpus_settings: Settings) -> Non
     assert rrf_app.search("information bottleneck", 3)
     assert rrf_app.parts.retriever.ranker is None and rrf_app._warmer is None
     assert AskPapers(corpus_settings, warm=False).parts is not None
+
+
+def test_one_shot_commands_do_not_warm_up(
+    corpus_settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`askpapers ask` and `askpapers search` answer one question and exit: a warm-up of the store would only
+    compete with it (and a cold start on a large store would pay for it). The module functions warm up."""
+    from rag import api
+    from ui import cli
+
+    started: list[bool] = []
+    real = LearnedRanker.warm_in_background
+
+    def spy(self: LearnedRanker, *, wait: bool) -> threading.Thread:
+        started.append(wait)
+        return real(self, wait=wait)
+
+    settings = corpus_settings.model_copy(update={"retrieval": RetrievalSettings(k=7)})  # (an app of its own)
+    monkeypatch.setattr(LearnedRanker, "warm_in_background", spy)
+    monkeypatch.setattr(api, "get_settings", lambda: settings)
+    assert cli.main(["ask", "Which papers use information bottleneck?", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["citations"]
+    assert cli.main(["search", "information bottleneck", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"]
+    assert started == []
+    assert api.search("information bottleneck", settings=settings)
+    assert started == [True]
+
+
+def test_exit_stops_a_running_warm_up_and_waits_for_it(corpus_settings: Settings, embedder: Embedder) -> None:
+    """A daemon thread still inside Chroma's native code while the interpreter shuts down crashed a one-question
+    process on a 2,610-paper store (SIGSEGV after the answer was printed): at exit the warm-up is stopped, and
+    the exit waits for it to end its batch."""
+    from rag import rerank
+
+    index = PaperIndex(corpus_settings.store, embedder)
+    ranker = LearnedRanker(index)
+    reading = threading.Event()
+    real = index.preload
+
+    def huge_store(most: int, stop: threading.Event | None = None) -> list[Paper]:
+        reading.set()
+        while stop is not None and not stop.is_set():  # (still reading a store far larger than this one)
+            index.store.paper_vectors([p.paper_id for p in real(1)])
+        return real(most, stop)
+
+    index.preload = huge_store  # type: ignore[method-assign]
+    thread = ranker.warm_in_background(wait=False)
+    try:
+        assert reading.wait(60)
+        assert thread.is_alive()
+        rerank._stop_warming()  # (what atexit runs)
+        assert not thread.is_alive()
+        assert not ranker._docs  # it stopped rather than finished
+    finally:
+        rerank._exiting.clear()

@@ -287,3 +287,24 @@ def test_exit_stops_a_running_warm_up_and_waits_for_it(corpus_settings: Settings
         assert not ranker._docs  # it stopped rather than finished
     finally:
         rerank._exiting.clear()
+
+
+def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder: Embedder) -> None:
+    """The dense search asks Chroma for chunk ids and distances only, the texts coming from a cache: the same
+    hits (paper, text, similarity, position, in order) as the query that reads documents and metadata, before and
+    after a warm-up filled the cache, with and without filters."""
+    from vectorstore.store import where_clause
+    from vectorstore.types import Filters
+
+    index = PaperIndex(corpus_settings.store, embedder)
+    scopes = [None, Filters(has_code=True), Filters(year=2026), Filters(venue="NeurIPS 2019")]
+    for warmed in (False, True):
+        if warmed:
+            assert index.preload(100) and index._chunk_texts
+        for text in QUERIES:
+            for scope in scopes:
+                for n in (1, 7, 100):
+                    expected = index.store.query_chunks(index.embed(text), n, where_clause(scope))
+                    assert index.nearest_chunks(text, n, scope) == expected
+    assert index.nearest_chunks(QUERIES[0], 100)  # (hits to compare)
+    assert not index.nearest_chunks(QUERIES[0], 5, Filters(venue="NeurIPS 2019"))

@@ -198,6 +198,28 @@ class Store:
         res = self.chunks.query(query_embeddings=[vector.tolist()], n_results=max(1, n), where=where, include=[])
         return list(dict.fromkeys(cid.rsplit(":", 1)[0] for cid in (res.get("ids") or [[]])[0]))
 
+    def nearest_chunk_ids(
+        self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None
+    ) -> list[tuple[str, float]]:
+        """(chunk id, similarity) of the ``n`` nearest chunks, nearest first: the ids and distances alone (reading
+        the chunks' documents and metadata as well made the query five times slower)."""
+        res = self.chunks.query(
+            query_embeddings=[vector.tolist()], n_results=max(1, n), where=where, include=["distances"]
+        )
+        ids = (res.get("ids") or [[]])[0]
+        dists = (res.get("distances") or [[]])[0]
+        return [(str(cid), 1.0 - float(dist)) for cid, dist in zip(ids, dists, strict=True)]
+
+    def chunk_texts(self, chunk_ids: Sequence[str] = (), paper_ids: Sequence[str] = ()) -> dict[str, str]:
+        """The text of these chunks, or of every chunk of these papers, by chunk id."""
+        if not chunk_ids and not paper_ids:
+            return {}
+        if chunk_ids:
+            res = self.chunks.get(ids=list(chunk_ids), include=["documents"])
+        else:
+            res = self.chunks.get(where={"paper_id": {"$in": list(paper_ids)}}, include=["documents"])
+        return {str(cid): d or "" for cid, d in zip(res["ids"], res.get("documents") or [], strict=True)}
+
     def query_chunks(self, vector: np.ndarray, n: int, where: dict[str, Any] | None = None) -> list[ChunkHit]:
         """The nearest chunks, most similar first."""
         # Chroma returns fewer than n_results when the collection (or the filter) holds fewer, so no count()

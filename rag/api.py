@@ -64,10 +64,14 @@ class AskPapers:
     """A store, its retrievers and answerers, opened lazily; the first use of an empty store ingests the bundled
     corpus."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, *, warm: bool = True) -> None:
+        """``warm``: opening the store starts the reranker's warm-up (see :mod:`rag.rerank`), worth it when more
+        than a question or two will be asked."""
         self.settings = settings
         self._parts: Parts | None = None
         self._lock = threading.Lock()
+        self._warm = warm
+        self._warmer: threading.Thread | None = None
         self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
         self._map_lock = threading.Lock()
         self.followups = FollowUps(self._cited_ids, self.read)
@@ -90,6 +94,8 @@ class AskPapers:
                 retriever = hybrid(index, self.settings.retrieval)
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
                 self._parts = Parts(index, retriever, answerers(index, retriever, self.settings, lexicon), lexicon)
+                if self._warm and retriever.ranker is not None:
+                    self._warmer = retriever.ranker.warm_in_background(wait=True)
             return self._parts
 
     @property
@@ -155,6 +161,11 @@ class AskPapers:
         )
         if parts:
             parts.index.refresh()
+            ranker = parts.retriever.ranker
+            if self._warm and ranker is not None and (report.added or report.updated):
+                # the caches were emptied for the new revision: built again in the background (questions that
+                # come meanwhile build what they need, rather than wait for all of it)
+                self._warmer = ranker.warm_in_background(wait=False)
         return report
 
     def embed_files(
@@ -187,7 +198,9 @@ class AskPapers:
             hit = Hit.from_paper(p, c.score, snippets.best_snippet(p, terms, phrases, c.snippet), c.similarity)
             hit.weak = snippets.is_weak(p, terms, topics, c.similarity, self.settings.answer.dense_alone)
             hits.append(hit)
-        return hits[:n]
+            if len(hits) == n:  # (the rest would be cut: no snippets for them)
+                break
+        return hits
 
     def search_query(self, text: str) -> Query:
         """What :meth:`search` searches for a cleaned question (see :func:`search_query`)."""
@@ -293,14 +306,15 @@ _apps_lock = threading.Lock()
 APPS = 4  # facades kept for the module functions, one per distinct settings
 
 
-def default_app(settings: Settings | None = None) -> AskPapers:
-    """The facade the module functions use: one per distinct settings (by value), the newest few kept."""
+def default_app(settings: Settings | None = None, *, warm: bool = True) -> AskPapers:
+    """The facade the module functions use: one per distinct settings (by value), the newest few kept. A one-shot
+    command (one question, then exit) passes ``warm=False``: it has no use for a warm-up of the whole store."""
     s = settings or get_settings()
-    key = s.model_dump_json()
+    key = s.model_dump_json() + ("" if warm else " (no warm-up)")
     with _apps_lock:
         app = _apps.get(key)
         if app is None:
-            app = _apps[key] = AskPapers(s)
+            app = _apps[key] = AskPapers(s, warm=warm)
             while len(_apps) > APPS:
                 _apps.popitem(last=False)
         _apps.move_to_end(key)

@@ -31,6 +31,7 @@ log = logging.getLogger("askpapers")
 T = TypeVar("T")
 PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
 QUERY_CACHE = 64  # query embeddings kept (1.5 KB each)
+PRELOAD_BATCH = 500  # papers whose vectors one request of a warm-up reads
 CHUNKS_PER_PAPER = 50  # most chunks one abstract can have (a 2,000,000-character abstract has more; rare)
 
 
@@ -65,6 +66,7 @@ class PaperIndex:
         self._papers_key = ""
         self._chunk_vectors: dict[str, np.ndarray] = {}  # every chunk vector of a paper (for the reranker), likewise
         self._paper_vectors: dict[str, np.ndarray] = {}  # paper embeddings, likewise
+        self._chunk_texts: dict[str, str] = {}  # chunk texts by chunk id, likewise
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # recent query embeddings (several parts embed one)
         self._pinned = threading.local()
 
@@ -83,6 +85,7 @@ class PaperIndex:
                 self._papers.clear()
                 self._chunk_vectors.clear()
                 self._paper_vectors.clear()
+                self._chunk_texts.clear()
                 self._papers_key = key
             return self._lexical
 
@@ -156,8 +159,16 @@ class PaperIndex:
         return self._cached(self._chunk_vectors, ids, self.store.chunk_vectors)
 
     def nearest_chunks(self, text: str, n: int, filters: Filters | None = None) -> list[ChunkHit]:
-        """The ``n`` chunks most similar to ``text``, most similar first."""
-        return self.store.query_chunks(self.embed(text), n, where_clause(filters))
+        """The ``n`` chunks most similar to ``text``, most similar first (the search asks Chroma for their ids and
+        distances; their texts come from a per-revision cache). A chunk's id is ``<paper id>:<position>``."""
+        found = self.store.nearest_chunk_ids(self.embed(text), n, where_clause(filters))
+        texts = self._cached(self._chunk_texts, [cid for cid, _ in found], self.store.chunk_texts)
+        hits = []
+        for cid, similarity in found:
+            if (chunk := texts.get(cid)) is not None:  # (a chunk deleted since the query is left out)
+                pid, _, pos = cid.rpartition(":")
+                hits.append(ChunkHit(pid, chunk, similarity, int(pos)))
+        return hits
 
     def best_chunks(self, text: str, n: int, filters: Filters | None = None) -> dict[str, ChunkHit]:
         """Each paper among the ``n`` nearest chunks, with its most similar chunk."""
@@ -235,6 +246,33 @@ class PaperIndex:
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The papers' embeddings (the mean of their chunks), from the cache where possible."""
         return self._cached(self._paper_vectors, ids, self.store.paper_vectors)
+
+    def preload(self, most: int, stop: threading.Event | None = None) -> list[Paper]:
+        """Read the records, paper vectors, chunk vectors and chunk texts of up to ``most`` papers into the caches,
+        ahead of the questions that need them (the warm-up), a batch per request; returns the records read. A
+        batch read while the store changed is not kept, and reading stops there, when ``stop`` is set, or when
+        the caches are full."""
+        self.refresh()
+        key = self._papers_key
+        out: list[Paper] = []
+        papers = itertools.islice(self.store.iter_papers(), max(most, 0))
+        while batch := list(itertools.islice(papers, PRELOAD_BATCH)):
+            if stop is not None and stop.is_set():
+                break
+            ids = [p.paper_id for p in batch]
+            chunks, vectors = self.store.chunk_vectors(ids), self.store.paper_vectors(ids)
+            texts = self.store.chunk_texts(paper_ids=ids)
+            with self._lock:
+                if key != self._papers_key or len(self._papers) + len(batch) > PAPER_CACHE:
+                    break
+                if len(self._chunk_texts) + len(texts) > PAPER_CACHE:
+                    texts = {}
+                self._papers.update((p.paper_id, p) for p in batch)
+                self._chunk_vectors.update(chunks)
+                self._paper_vectors.update(vectors)
+                self._chunk_texts.update(texts)
+            out.extend(batch)
+        return out
 
     def count(self) -> int:
         return self.store.count()

@@ -7,10 +7,17 @@ pseudo-relevance feedback (Rocchio: the query vector plus the mean vector of the
 Chroma query, one FTS5 scan restricted to the pool's rows, the pool's chunk vectors (cached per store revision) and
 a 100-tree model, evaluated with numpy (:class:`Forest`; LightGBM itself is needed only to train it). Papers
 outside the pool keep their fused order after it. ``ASKPAPERS_RANKER=rrf`` turns it off.
+
+What a paper's features need (its text data, :class:`DocText`, its record and vectors) is built once per store
+revision: when the app opens the store, a background warm-up (:meth:`LearnedRanker.warm`) builds it for up to
+:data:`WARM` papers in one go, and questions that come meanwhile wait for it; other papers are built lazily, the
+same way, by the first question that needs them.
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import math
 import re
 import threading
@@ -20,15 +27,22 @@ from pathlib import Path
 
 import numpy as np
 
+from vectorstore.text import _JOIN_HYPHEN as _JOIN_HYPHEN  # phrase_forms()'s own pattern (see _forms)
 from vectorstore.text import STOPWORDS, acronym_definitions, content_stems, phrase_forms, sentence_spans, stem, stems
 from vectorstore.text import tokens as word_tokens
-from vectorstore.types import Filters, Paper
+from vectorstore.types import Filters
 
 from .index import PaperIndex
 
+log = logging.getLogger("askpapers")
 POOL = 100  # papers the model orders (the rest keep their fused order after them)
 PRF_TOP, PRF_BETA = 3, 1.0  # Rocchio: query + 1.0 x mean of the fused top 3 paper vectors
 DOC_CACHE = 20_000  # per-paper text features kept between questions (cleared when the store changes)
+# papers whose data a warm-up builds ahead of the questions (text data about 21 KB a paper on ICML 2024's abstracts,
+# so about 105 MB at most, plus their records and vectors); a larger store's other papers are built lazily
+WARM = 5_000
+WARM_BATCH = 250  # papers a warm-up builds between checks that the store is unchanged
+WARM_WAIT = 30.0  # the longest a question waits for a warm-up (about a second per 2,600 papers on 2 cores)
 
 FEATURES = [
     # lexical: FTS5 bm25 over title and abstract, each alone, and their ranks in the pool
@@ -61,17 +75,34 @@ class DocText:
     __slots__ = ("acro", "all_stems", "forms", "n_tok", "sent_stems", "title_forms", "title_stems", "upper")
 
     def __init__(self, title: str, abstract: str) -> None:
-        self.sent_stems = [frozenset(stems(abstract[s:e])) for s, e in sentence_spans(abstract)]
+        # Each word is tokenised and stemmed once. The abstract's words are its sentences' words, in order
+        # (sentences are separated by blanks only, and lower-casing does not look across blanks), and the words of
+        # "title. abstract" are the title's then the abstract's: the phrase forms reuse them.
+        sentences = [list(map(stem, word_tokens(abstract[s:e]))) for s, e in sentence_spans(abstract)]
+        words = [w for sentence in sentences for w in sentence]
+        self.sent_stems = [frozenset(sentence) for sentence in sentences]
+        title_words = list(map(stem, word_tokens(title))) if title else []
+        self.title_stems = frozenset(title_words)
         if title:
-            self.sent_stems.append(frozenset(stems(title)))
-        self.title_stems = frozenset(stems(title)) if title else frozenset()
+            self.sent_stems.append(self.title_stems)
         self.all_stems: frozenset[str] = frozenset().union(*self.sent_stems) if self.sent_stems else frozenset()
-        # phrase forms joined by NUL: one substring test per n-gram
-        self.forms = "\0".join(phrase_forms(f"{title}. {abstract}" if title else abstract))
-        self.title_forms = "\0".join(phrase_forms(title)) if title else ""
+        # phrase forms (as phrase_forms() makes them) joined by NUL: one substring test per n-gram
+        self.forms = _forms(f"{title}. {abstract}" if title else abstract, title_words + words)
+        self.title_forms = _forms(title, title_words) if title else ""
         self.acro = [(" " + " ".join(stems(lf)) + " ", a.lower()) for lf, a in acronym_definitions(abstract)]
-        self.n_tok = len(word_tokens(abstract))
+        self.n_tok = len(words)
         self.upper = abstract.upper()
+
+
+def _forms(text: str, words: list[str]) -> str:
+    """``"\\0".join(phrase_forms(text))``, given the stems of ``text``'s words."""
+    forms = {" " + " ".join(words) + " "}
+    if "-" in text or "\u2010" in text or "\u2011" in text:  # (what phrase_forms joins)
+        low = text.lower()
+        joined = _JOIN_HYPHEN.sub("", low)
+        if joined != low:
+            forms.add(" " + " ".join(stems(joined)) + " ")
+    return "\0".join({f for f in forms if f.strip()})
 
 
 class QueryText:
@@ -205,6 +236,22 @@ class Forest:
         return scores
 
 
+_exiting = threading.Event()  # set at exit: warm-ups stop at their next batch
+_warmers: list[threading.Thread] = []
+_warmers_lock = threading.Lock()
+
+
+@atexit.register
+def _stop_warming() -> None:
+    """Stop the warm-ups still running and wait for them (each ends its batch: well under a second). A daemon
+    thread left inside Chroma's native code while the interpreter shuts down can crash the process."""
+    _exiting.set()
+    with _warmers_lock:
+        running = list(_warmers)
+    for thread in running:
+        thread.join(WARM_WAIT)
+
+
 class LearnedRanker:
     """Features for the fused candidates of a query, and the model that orders them."""
 
@@ -217,6 +264,7 @@ class LearnedRanker:
         self._docs_key = ""
         self._df: dict[str, int] = {}  # document frequencies of query words (cleared with the documents)
         self._lock = threading.Lock()
+        self._warming: threading.Event | None = None  # set when the warm-up questions wait for has ended
 
     @property
     def forest(self) -> Forest:
@@ -230,21 +278,69 @@ class LearnedRanker:
         return self.forest.predict(features)
 
     # -- features ----------------------------------------------------------------------------------------
-    def _doc_texts(self, papers: dict[str, Paper]) -> dict[str, DocText]:
+    def _doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
+        """The text data of these papers (those in the store), from the cache where possible."""
         key = self.index.seen_revision
         with self._lock:
             if key != self._docs_key or len(self._docs) > DOC_CACHE:
                 self._docs.clear()
                 self._df.clear()
                 self._docs_key = key
-        out: dict[str, DocText] = {}
-        for pid, p in papers.items():
-            dt = self._docs.get(pid)
-            if dt is None:
-                dt = DocText("" if p.title_derived else p.title, p.abstract)
-                self._docs[pid] = dt
-            out[pid] = dt
+        out = {pid: dt for pid in ids if (dt := self._docs.get(pid)) is not None}
+        missing = [pid for pid in ids if pid not in out]
+        for pid, p in self.index.papers(missing).items():
+            dt = out[pid] = DocText("" if p.title_derived else p.title, p.abstract)
+            self._docs[pid] = dt
         return out
+
+    def warm(self, most: int = WARM, stop: threading.Event | None = None) -> int:
+        """Build the per-paper data of up to ``most`` papers of the store in one go, so that questions find it
+        cached: their records and vectors (:meth:`PaperIndex.preload`) and their text data, the same as the lazy
+        path builds (so the same features). Returns how many papers' text data it built; nothing is kept when
+        the store changed meanwhile, and ``stop`` ends it early."""
+        self.index.refresh()
+        key = self.index.seen_revision
+        papers = self.index.preload(min(most, DOC_CACHE), stop)
+        docs: dict[str, DocText] = {}
+        built = self._docs if self._docs_key == key else {}  # (what questions built already, at this revision)
+        for start in range(0, len(papers), WARM_BATCH):
+            if (stop is not None and stop.is_set()) or self.index.seen_revision != key:
+                return 0  # stopped, or the store changed: the next question starts over
+            for p in papers[start : start + WARM_BATCH]:
+                docs[p.paper_id] = built.get(p.paper_id) or DocText("" if p.title_derived else p.title, p.abstract)
+        with self._lock:
+            if self.index.seen_revision != key:
+                return 0
+            if self._docs_key != key:
+                self._docs.clear()
+                self._df.clear()
+                self._docs_key = key
+            if len(self._docs) + len(docs) > DOC_CACHE:
+                self._docs.clear()
+            self._docs.update(docs)
+        return len(docs)
+
+    def warm_in_background(self, *, wait: bool) -> threading.Thread:
+        """Run :meth:`warm` in a background thread. With ``wait``, questions that come while it runs wait for it
+        (at most :data:`WARM_WAIT` seconds) rather than build their papers' data alongside it, which would only
+        slow both down; without, they build what they need themselves."""
+        done = threading.Event()
+        if wait:
+            self._warming = done
+
+        def run() -> None:
+            try:
+                self.warm(stop=_exiting)
+            except Exception as e:  # (an optimisation: questions still build their data lazily)
+                log.warning("askpapers: warming the reranker's caches failed: %s", e)
+            finally:
+                done.set()
+
+        thread = threading.Thread(target=run, name="askpapers-warm", daemon=True)
+        with _warmers_lock:
+            _warmers[:] = [t for t in _warmers if t.is_alive()] + [thread]
+        thread.start()
+        return thread
 
     def _idf(self, text: str) -> dict[str, float]:
         """BM25's idf of each content word of the query, from the corpus's document frequencies."""
@@ -275,6 +371,8 @@ class LearnedRanker:
         """
         from .retrieval import rrf
 
+        if self._warming is not None:  # a warm-up of the store's data is running: its data is on its way
+            self._warming.wait(WARM_WAIT)
         qv = self.index.embed(text)
         top = self.index.vectors(fused[:PRF_TOP])
         v = qv + PRF_BETA * np.mean(list(top.values()), axis=0) if top else qv
@@ -305,8 +403,7 @@ class LearnedRanker:
         b3 = np.array([fields.get(p, (0.0, 0.0, 0.0)) for p in pool], dtype=np.float64).reshape(n, 3)
         bm, bm_t, bm_a = b3[:, 0], b3[:, 1], b3[:, 2]
         # text features
-        papers = self.index.papers(pool)
-        docs = self._doc_texts(papers)
+        docs = self._doc_texts(pool)
         qt = QueryText(text, phrases, self._idf(text))
         empty = DocText("", "")
         tf = np.array([text_features(qt, docs.get(p, empty)) for p in pool], dtype=np.float64).reshape(n, N_TEXT)

@@ -153,9 +153,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from rag.api import search
+    from rag.api import default_app
 
-    hits = search(args.query, args.k, filters=_filters(args))
+    hits = default_app(warm=False).search(args.query, args.k, filters=_filters(args))  # (one question: no warm-up)
     if args.json:
         json_out({"query": args.query, "results": [h.to_dict() for h in hits]})
         return 0
@@ -186,13 +186,14 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from rag.api import ask, ask_stream
+    from rag.api import default_app
 
     k = _k(args.k)
+    app = default_app(warm=False)  # (one question: no warm-up)
     if args.json:
-        _print_answer(ask(args.question, mode=args.mode, k=k, filters=_filters(args)), True)
+        _print_answer(app.ask(args.question, mode=args.mode, k=k, filters=_filters(args)), True)
     else:
-        _stream_answer(ask_stream(args.question, mode=args.mode, k=k, filters=_filters(args)), hint="add --all")
+        _stream_answer(app.ask_stream(args.question, mode=args.mode, k=k, filters=_filters(args)), hint="add --all")
     return 0
 
 

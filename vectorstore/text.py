@@ -7,6 +7,7 @@ always occurs verbatim in the abstract.
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -104,7 +105,8 @@ STOPWORDS = frozenset(
     """.split()  # noqa: SIM905
 )
 
-_stemmer = snowballstemmer.stemmer("english")
+_stemmer = snowballstemmer.stemmer("english")  # (keeps its state between calls: one thread at a time)
+_stemmer_lock = threading.Lock()
 _ACRONYM_PLURAL = re.compile(r"\b[b-df-hj-np-tv-xz0-9]+s\b")  # (the \b keep search linear)
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -113,7 +115,8 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 def stem(word: str) -> str:
     if len(word) > 2 and _ACRONYM_PLURAL.fullmatch(word):  # "llms", "vlms", "gnns" -> singular
         word = word[:-1]
-    return str(_stemmer.stemWord(word))
+    with _stemmer_lock:
+        return str(_stemmer.stemWord(word))
 
 
 def tokens(text: str) -> list[str]:

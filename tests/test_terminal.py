@@ -43,19 +43,23 @@ QUESTION = "Which papers study capybara grooming networks?"
 COLUMNS = 80
 
 
-@pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> dict[str, str]:
+def cli_env(d: Path, record: dict[str, Any], embedder: Any, *, bundled: bool) -> dict[str, str]:
+    """The environment of a CLI run against a store of its own: ``record`` (and the bundled corpus)."""
     from vectorstore.pipeline import ingest
 
-    d = tmp_path_factory.mktemp("terminal")
-    f = d / "capy.jsonl"
-    f.write_text(json.dumps(CAPY) + "\n", encoding="utf-8")
+    f = d / f"{record['id']}.jsonl"
+    f.write_text(json.dumps(record) + "\n", encoding="utf-8")
     settings = make_settings(d / "store")
     if settings.store.mode != "embedded":
         pytest.skip("the CLI runs against the embedded store here")
-    ingest([CORPUS, f], settings.store, progress=False, embedder=embedder)
+    ingest([CORPUS, f] if bundled else [f], settings.store, progress=False, embedder=embedder)
     return {**os.environ, "ASKPAPERS_DATA_DIR": str(settings.store.data_dir),
             "ASKPAPERS_COLLECTION": settings.store.collection, "COLUMNS": str(COLUMNS)}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> dict[str, str]:
+    return cli_env(tmp_path_factory.mktemp("terminal"), CAPY, embedder, bundled=True)
 
 
 def piped(args: list[str], env: dict[str, str]) -> str:
@@ -261,17 +265,7 @@ WOMBAT = {
 
 @pytest.fixture(scope="module")
 def wombat_env(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> dict[str, str]:
-    from vectorstore.pipeline import ingest
-
-    d = tmp_path_factory.mktemp("wombat")
-    f = d / "wombat.jsonl"
-    f.write_text(json.dumps(WOMBAT) + "\n", encoding="utf-8")
-    settings = make_settings(d / "store")
-    if settings.store.mode != "embedded":
-        pytest.skip("the CLI runs against the embedded store here")
-    ingest([f], settings.store, progress=False, embedder=embedder)
-    return {**os.environ, "ASKPAPERS_DATA_DIR": str(settings.store.data_dir),
-            "ASKPAPERS_COLLECTION": settings.store.collection, "COLUMNS": str(COLUMNS)}  # fmt: skip
+    return cli_env(tmp_path_factory.mktemp("wombat"), WOMBAT, embedder, bundled=False)
 
 
 def test_titles_show_their_latex_as_text_and_quotes_stay_verbatim(wombat_env: dict[str, str]) -> None:

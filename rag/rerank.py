@@ -35,7 +35,7 @@ from vectorstore.types import Filters
 from .index import PaperIndex
 
 log = logging.getLogger("askpapers")
-POOL = 100  # papers the model orders (the rest keep their fused order after them)
+POOL = 200  # papers the model orders (the rest keep their fused order after them)
 PRF_TOP, PRF_BETA = 3, 1.0  # Rocchio: query + 1.0 x mean of the fused top 3 paper vectors
 DOC_CACHE = 20_000  # per-paper text features kept between questions (cleared when the store changes)
 # papers whose data a warm-up builds ahead of the questions (text data about 21 KB a paper on ICML 2024's abstracts,

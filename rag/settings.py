@@ -35,7 +35,7 @@ class RetrievalSettings(BaseModel):
     rrf_k: int = Field(default=10, ge=1, description="Reciprocal-rank-fusion constant")
     ranker: Literal["learned", "rrf"] = Field(
         default="learned", description="How search orders the fused candidates: the shipped LightGBM reranker over "
-        "the top 100 (learned) or reciprocal-rank fusion alone (rrf)"
+        "the top 200 (learned) or reciprocal-rank fusion alone (rrf)"
     )  # fmt: skip
 
 

@@ -191,11 +191,14 @@ class AskPapers:
         facets = q.facets if q.kind == "list" else []
         topics = [f.all_spellings() for f in facets if not f.optional]  # what a paper must state to match
         phrases = [s for f in facets for s in f.all_spellings()]
+        ranker = self.parts.retriever.ranker  # (its per-paper data holds each sentence's stems already)
         hits = []
         for c in cands:
             if (p := papers.get(c.paper_id)) is None:
                 continue
-            hit = Hit.from_paper(p, c.score, snippets.best_snippet(p, terms, phrases, c.snippet), c.similarity)
+            sents = ranker.sentence_stems(p.paper_id) if ranker is not None else None
+            snippet = snippets.best_snippet(p, terms, phrases, c.snippet, sents)
+            hit = Hit.from_paper(p, c.score, snippet, c.similarity)
             hit.weak = snippets.is_weak(p, terms, topics, c.similarity, self.settings.answer.dense_alone)
             hits.append(hit)
             if len(hits) == n:  # (the rest would be cut: no snippets for them)

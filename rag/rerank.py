@@ -133,24 +133,26 @@ def text_features(qt: QueryText, dt: DocText) -> list[float]:
     want = qt.want
     n = max(len(want), 1)
     got = want & dt.all_stems
+    idf = qt.idf
     best_sent, best_sent_idf = 0, 0.0
     if got:  # sentences can only cover what the whole text covers
         for s in dt.sent_stems:
             hit = got & s
             if hit:
                 best_sent = max(best_sent, len(hit))
-                best_sent_idf = max(best_sent_idf, sum(qt.idf.get(t, 0.0) for t in hit))
+                best_sent_idf = max(best_sent_idf, sum([idf.get(t, 0.0) for t in hit]))
     forms = dt.forms
-    bi = sum(g in forms for g in qt.bigrams) / len(qt.bigrams) if qt.bigrams else 0.0
-    tri = sum(g in forms for g in qt.trigrams) / len(qt.trigrams) if qt.trigrams else 0.0
-    t_bi = sum(g in dt.title_forms for g in qt.bigrams) / len(qt.bigrams) if qt.bigrams and dt.title_forms else 0.0
+    bigrams, trigrams = qt.bigrams, qt.trigrams
+    bi = sum(map(forms.__contains__, bigrams)) / len(bigrams) if bigrams else 0.0
+    tri = sum(map(forms.__contains__, trigrams)) / len(trigrams) if trigrams else 0.0
+    t_bi = sum(map(dt.title_forms.__contains__, bigrams)) / len(bigrams) if bigrams and dt.title_forms else 0.0
     # the paper defines an acronym the query uses, or a long form the query states
     acr = float(any(a in qt.acros or a.rstrip("s") in qt.acros or any(lf in f for f in qt.forms) for lf, a in dt.acro))
     q_acr = sum(a.upper() in dt.upper for a in qt.acros) / len(qt.acros) if qt.acros else 0.0
-    ph = float(any(nd in forms for nd in qt.needles)) if qt.needles else 0.0
-    ph_t = float(any(nd in dt.title_forms for nd in qt.needles)) if qt.needles and dt.title_forms else 0.0
+    ph = float(any(map(forms.__contains__, qt.needles))) if qt.needles else 0.0
+    ph_t = float(any(map(dt.title_forms.__contains__, qt.needles))) if qt.needles and dt.title_forms else 0.0
     return [
-        best_sent / n, best_sent_idf / qt.idf_sum, len(got) / n, sum(qt.idf.get(t, 0.0) for t in got) / qt.idf_sum,
+        best_sent / n, best_sent_idf / qt.idf_sum, len(got) / n, sum([idf.get(t, 0.0) for t in got]) / qt.idf_sum,
         bi, tri, len(want & dt.title_stems) / n, t_bi, acr, q_acr, ph, ph_t, math.log1p(dt.n_tok),
     ]  # fmt: skip
 
@@ -278,6 +280,14 @@ class LearnedRanker:
         return self.forest.predict(features)
 
     # -- features ----------------------------------------------------------------------------------------
+    def sentence_stems(self, paper_id: str) -> list[frozenset[str]] | None:
+        """The stems of each sentence of the paper's abstract, in order (then its title's), if its text data is
+        built for the store revision this process last saw; None otherwise (nothing is built here)."""
+        if self._docs_key != self.index.seen_revision:
+            return None
+        dt = self._docs.get(paper_id)
+        return dt.sent_stems if dt is not None else None
+
     def _doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
         """The text data of these papers (those in the store), from the cache where possible."""
         key = self.index.seen_revision

@@ -41,12 +41,20 @@ def _cut(text: str, limit: int) -> str:
     return text[: cut if cut > limit // 2 else limit].rstrip()
 
 
-def best_snippet(paper: Paper, terms: Sequence[str], phrases: Sequence[str] = (), within: str = "") -> str:
-    """The sentence of the abstract that best matches the query (verbatim; see the module docstring)."""
+def best_snippet(
+    paper: Paper, terms: Sequence[str], phrases: Sequence[str] = (), within: str = "",
+    sentence_stems: Sequence[frozenset[str]] | None = None,
+) -> str:  # fmt: skip
+    """The sentence of the abstract that best matches the query (verbatim; see the module docstring).
+
+    ``sentence_stems``: the stems of each sentence of the abstract, in order, when the caller has them already
+    (the reranker's per-paper data); they are computed here otherwise."""
     abstract = paper.abstract
     spans = sentence_spans(abstract)
     if not spans:
         return _cut(abstract, SNIPPET_MOST)
+    if sentence_stems is None or len(sentence_stems) < len(spans):
+        sentence_stems = [frozenset(stems(abstract[s:e])) for s, e in spans]
     want = set(terms)
     best, best_key = spans[0], (-1, -1, -1.0, -1, 0)
     for i, (s, e) in enumerate(spans):
@@ -54,7 +62,7 @@ def best_snippet(paper: Paper, terms: Sequence[str], phrases: Sequence[str] = ()
         key = (
             int(not _LINK.search(sent)),
             sum(states(sent, p) for p in phrases),
-            len(want & set(stems(sent))) / max(len(want), 1),
+            len(want & sentence_stems[i]) / max(len(want), 1),
             int(bool(within) and sent in within),
             -i,
         )

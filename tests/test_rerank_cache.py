@@ -308,3 +308,27 @@ def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder
                     assert index.nearest_chunks(text, n, scope) == expected
     assert index.nearest_chunks(QUERIES[0], 100)  # (hits to compare)
     assert not index.nearest_chunks(QUERIES[0], 5, Filters(venue="NeurIPS 2019"))
+
+
+def test_snippets_from_the_warmed_sentence_stems_equal_the_computed_ones(app: AskPapers) -> None:
+    """search's snippets read each sentence's stems from the reranker's per-paper data when it has them: the same
+    sentence as computing them, for every bundled paper and several queries; nothing for another revision."""
+    from rag import snippets
+    from vectorstore.text import content_stems
+
+    ranker = app.parts.retriever.ranker
+    assert ranker is not None
+    app.search("Which papers use information bottleneck?")  # (the warm-up has run by the time it answers)
+    papers = app.papers()
+    assert all(ranker.sentence_stems(p.paper_id) is not None for p in papers)
+    for query, phrases in [("information bottleneck", ["information bottleneck"]), ("federated learning", []),
+                           ("rate gap of WaterSIC", ["WaterSIC"]), ("mutual information estimators", [])]:  # fmt: skip
+        terms = content_stems(query)
+        for p in papers:
+            given = snippets.best_snippet(p, terms, phrases, "", ranker.sentence_stems(p.paper_id))
+            assert given == snippets.best_snippet(p, terms, phrases, ""), p.paper_id
+    key, ranker._docs_key = ranker._docs_key, "another revision"
+    try:
+        assert ranker.sentence_stems(papers[0].paper_id) is None
+    finally:
+        ranker._docs_key = key

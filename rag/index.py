@@ -14,7 +14,6 @@ import itertools
 import logging
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TypeVar
@@ -26,6 +25,8 @@ from vectorstore.embed import Embedder
 from vectorstore.lexical import LexicalIndex, sync_lexical
 from vectorstore.store import Store, read_only_snapshot, where_clause
 from vectorstore.types import ChunkHit, Filters, Paper
+
+from .recent import Recent
 
 log = logging.getLogger("askpapers")
 T = TypeVar("T")
@@ -67,7 +68,7 @@ class PaperIndex:
         self._chunk_vectors: dict[str, np.ndarray] = {}  # every chunk vector of a paper (for the reranker), likewise
         self._paper_vectors: dict[str, np.ndarray] = {}  # paper embeddings, likewise
         self._chunk_texts: dict[str, str] = {}  # chunk texts by chunk id, likewise
-        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # recent query embeddings (several parts embed one)
+        self._queries: Recent[np.ndarray] = Recent(QUERY_CACHE)  # recent query embeddings (several parts embed one)
         self._pinned = threading.local()
 
     # -- freshness ---------------------------------------------------------------------------------------
@@ -134,16 +135,10 @@ class PaperIndex:
     def embed(self, text: str) -> np.ndarray:
         """The query's embedding; the last few are kept, since the retrievers, the reranker and the matcher of one
         question embed the same text."""
-        with self._lock:
-            vec = self._queries.get(text)
-            if vec is not None:
-                self._queries.move_to_end(text)
-                return vec
-        vec = self.embedder.embed_query(text)
-        with self._lock:
-            self._queries[text] = vec
-            while len(self._queries) > QUERY_CACHE:
-                self._queries.popitem(last=False)
+        vec = self._queries.get(text)
+        if vec is None:
+            vec = self.embedder.embed_query(text)
+            self._queries.put(text, vec)
         return vec
 
     def nearest_paper_ids(self, vector: np.ndarray, n: int, filters: Filters | None = None) -> list[str]:

@@ -10,7 +10,6 @@ BM25 index; tests use small hand-made lexicons with the same interface.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Protocol
@@ -19,6 +18,7 @@ from vectorstore.embed import MODEL_DIR
 from vectorstore.text import same_term, spelled, stem
 
 from .index import PaperIndex
+from .recent import Recent
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 
@@ -85,7 +85,7 @@ class CorpusLexicon:
         self._lock = threading.Lock()
         self._revision = ""
         self._df: dict[str, int] = {}
-        self._phrases: OrderedDict[str, int] = OrderedDict()
+        self._phrases: Recent[int] = Recent(PHRASE_CACHE)
         self._by_length: dict[int, list[tuple[str, int]]] | None = None
         self._venues: list[str] | None = None
         self._size = 0
@@ -125,15 +125,10 @@ class CorpusLexicon:
         key = " ".join(phrase.lower().split())
         if " " not in key:
             return self.df(key)
-        with self._lock:
-            if key in self._phrases:
-                self._phrases.move_to_end(key)
-                return self._phrases[key]
-        n = self.index.phrase_count(key)
-        with self._lock:
-            self._phrases[key] = n
-            while len(self._phrases) > PHRASE_CACHE:
-                self._phrases.popitem(last=False)
+        n = self._phrases.get(key)
+        if n is None:
+            n = self.index.phrase_count(key)
+            self._phrases.put(key, n)
         return n
 
     def family(self, word: str) -> list[str]:

@@ -97,3 +97,16 @@ def test_context_is_numbered_fenced_and_within_budget() -> None:
     assert len(text) <= 1200 and text.rstrip().endswith("…\n</abstract>")
     assert "[3]" not in text, "papers beyond the budget are left out whole"
     assert fence("<paper>x</paper> <b>y</b>") == "‹paper›x‹/paper› <b>y</b>"
+
+
+def test_recent_keeps_the_most_recently_used_values() -> None:
+    from rag.recent import Recent
+
+    cache: Recent[int] = Recent(2)
+    cache.put("a", 0)  # a zero is a value, not a miss
+    cache.put("b", 2)
+    assert cache.get("a") == 0  # "a" is now the most recent
+    cache.put("c", 3)  # so "b" goes
+    assert (cache.get("a"), cache.get("b"), cache.get("c")) == (0, None, 3)
+    cache.clear()
+    assert cache.get("a") is None

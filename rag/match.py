@@ -420,15 +420,21 @@ def _in_order(abstract: str, sentences: list[str]) -> list[str]:
 
 
 def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:
-    """Each alternative with the acronym or long form the texts define for it ("GNNs" ↔ "graph neural networks")."""
+    """Each alternative with the acronym or long form the texts define for it ("GNNs" ↔ "graph neural networks"),
+    and the acronyms they define for a kind of it: a phrase of two words or more with one modifier more, in front
+    ("LLMs", defined as "large language models", for "language models") or inside ("RNNs" for "recurrent
+    networks")."""
     defs: dict[str, set[str]] = {}
+    kinds: dict[str, set[str]] = {}
     for text in texts:
         for long, acro in acronym_definitions(text):
-            key_long, key_acro = " ".join(stems(long)), " ".join(stems(acro))
-            defs.setdefault(key_long, set()).add(acro)
+            key_long, key_acro = stems(long), " ".join(stems(acro))
+            defs.setdefault(" ".join(key_long), set()).add(acro)
             defs.setdefault(key_acro, set()).add(long)
+            for i in range(len(key_long) - 1 if len(key_long) > 2 else 0):
+                kinds.setdefault(" ".join(key_long[:i] + key_long[i + 1 :]), set()).add(acro)
     out: dict[str, list[str]] = {}
     for alt in alternatives:
-        extra = sorted(defs.get(" ".join(stems(alt)), set()))
+        extra = sorted(defs.get(" ".join(stems(alt)), set()) | kinds.get(" ".join(stems(alt)), set()))
         out[alt] = [alt, *(e for e in extra if len(e) > 2 or len(stems(alt)) == 1)]
     return out

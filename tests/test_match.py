@@ -16,6 +16,9 @@ MANIP_ROBOTIC = [f"rm-{i}" for i in range(3)]  # reinforcement learning for "rob
 MANIP_ONLY = ["m-0", "m-1"]  # reinforcement learning for "manipulation" of objects by a robot arm
 NAV_LANGUAGE = "nav-lang"  # navigation to objects named in language, never "guided", and not close to it densely
 NAV_PLAIN = "nav-plain"  # navigation with no language at all
+LLM_DEFINED = "llm-def"  # the safety of "large language models (LLMs)"
+LLM_ONLY = "llm-only"  # the safety of "LLMs", never "language models"
+ROBOT_SAFETY = "robot-safety"  # safety, of robots
 
 PAPERS: dict[str, tuple[str, str]] = {
     VI: ("Amortised variational inference for deep generative models",
@@ -42,6 +45,12 @@ PAPERS: dict[str, tuple[str, str]] = {
     NAV_PLAIN: ("Frontier exploration for mapping",
                 "A mobile robot performs navigation in unknown buildings by choosing frontiers of an occupancy map. "
                 "Exploration finishes faster than with greedy baselines."),
+    LLM_DEFINED: ("Automated red-teaming", "Large language models (LLMs) can be prompted into unsafe outputs. We study "
+                  "the safety of large language models with automated red-teaming."),
+    LLM_ONLY: ("Refusal training at scale", "We improve the safety of LLMs with refusal training on adversarial "
+               "prompts, halving harmful completions."),
+    ROBOT_SAFETY: ("Safe exploration for legged robots", "Safety constraints keep a legged robot away from falls "
+                   "while it explores rough terrain."),
 }  # fmt: skip
 FILLER = [
     ("Sparse attention for long documents", "We sparsify attention so transformers read long documents cheaply."),
@@ -113,3 +122,23 @@ def test_the_reading_is_the_same_in_other_words(app: Any) -> None:
     a = cited(app, "Which papers build generative models with variational inference?")
     b = cited(app, "variational inference for generative models, please")
     assert a == b
+
+
+def test_an_acronym_defined_for_a_kind_of_the_facet_meets_it(app: Any) -> None:
+    """Another paper defines "large language models (LLMs)": a paper on the safety of "LLMs" that never writes
+    "language models" meets the facet "language models"; safety of robots does not."""
+    got = cited(app, "Which papers study the safety of language models?")
+    assert {LLM_DEFINED, LLM_ONLY} <= got, sorted(got)
+    assert ROBOT_SAFETY not in got
+
+
+def test_spellings_take_the_acronyms_of_kinds_of_a_phrase_only() -> None:
+    from rag.match import spellings
+
+    texts = ["Large language models (LLMs) and recurrent neural networks (RNNs) and vision transformers (ViTs)."]
+    got = spellings(["language models", "recurrent networks", "networks", "transformers", "large models"], texts)
+    assert "LLM" in got["language models"]  # one modifier more, in front
+    assert "RNN" in got["recurrent networks"]  # one modifier more, inside
+    assert got["networks"] == ["networks"]  # a single word is not a phrase a kind is read from
+    assert got["transformers"] == ["transformers"]  # nor is a two-word long form cut to one word
+    assert "RNN" not in got["language models"] and "LLM" not in got["recurrent networks"]

@@ -246,6 +246,23 @@ class FacetMatcher:
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
 
+    def _defined(self, facet: Facet, filters: Filters | None) -> Facet:
+        """The facet with the long forms the corpus defines for its acronyms, first, so that an acronym and its
+        long form are read alike ("LLMs" and "large language models"; the long form's embedding says more). The
+        other way round needs nothing: the acronyms defined for a long form are read from each paper
+        (:func:`spellings`), and a short acronym searched on its own would find its other meanings ("CL")."""
+        groups = facet.groups()
+        if not any(_acronym(s) for g in groups for s in g):
+            return facet
+        hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
+        texts = [p.abstract for p in self.index.papers(hits).values()]
+        out = []
+        for group in groups:
+            longs = [f for f in long_forms([s for s in group if _acronym(s)], texts)
+                     if all(stems(f) != stems(s) for s in group)]  # fmt: skip
+            out.append(tuple(dict.fromkeys([*longs, *group])))
+        return Facet(facet.alternatives, tuple(out), facet.optional)
+
     def _cores(self, facet: Facet) -> list[str]:
         """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:
         the phrase without a generic head ("diffusion" of "diffusion models"), and the phrase without its first
@@ -306,7 +323,8 @@ class FacetMatcher:
             cores = self._cores(facet)
             for group in facet.groups():
                 forms = [v for s in group for v in variants.get(s, [s])]
-                held = [v for v in forms if holds_words(text, v)]
+                named = any(_acronym(v) for v in group)  # a named term is held by its name, not its scattered words
+                held = [v for v in forms if holds_words(text, v) and not (named and " " in v)]
                 if not held:  # a shorter form that still names it
                     held = [c for c in cores if states(text, c)]
                 if held:
@@ -324,7 +342,7 @@ class FacetMatcher:
         it, closest first: candidates that meet every facet but one (for which they carry that facet's best
         sentence), for a judge to look at.
         """
-        facets = [f for f in plan.facets if not f.optional]
+        facets = [self._defined(f, filters) for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
         loose = len(facets) > 1
         pools = [self._pool(f, filters, within, loose) for f in facets]
@@ -438,3 +456,27 @@ def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]
         extra = sorted(defs.get(" ".join(stems(alt)), set()) | kinds.get(" ".join(stems(alt)), set()))
         out[alt] = [alt, *(e for e in extra if len(e) > 2 or len(stems(alt)) == 1)]
     return out
+
+
+def _acronym(spelling: str) -> bool:
+    """One word with two capitals or more ("LLMs", "NeRF", "GANs")."""
+    return " " not in spelling.strip() and sum(c.isupper() for c in spelling) >= 2
+
+
+def long_forms(acronyms: list[str], texts: list[str]) -> list[str]:
+    """The long forms the texts define for the acronyms, commonest first: those defined by at least a quarter as
+    many texts as the commonest one (a stray definition of the same letters is not one)."""
+    keys = {" ".join(stems(a)) for a in acronyms}
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    for text in texts:
+        seen = set()
+        for long, acro in acronym_definitions(text):
+            key = " ".join(stems(long))
+            if " ".join(stems(acro)) in keys and key not in keys:
+                seen.add(key)
+                shown.setdefault(key, long.lower())
+        for key in seen:
+            counts[key] = counts.get(key, 0) + 1
+    top = max(counts.values(), default=0)
+    return [shown[k] for k in sorted(counts, key=lambda k: -counts[k]) if 4 * counts[k] >= top]

@@ -19,6 +19,10 @@ NAV_PLAIN = "nav-plain"  # navigation with no language at all
 LLM_DEFINED = "llm-def"  # the safety of "large language models (LLMs)"
 LLM_ONLY = "llm-only"  # the safety of "LLMs", never "language models"
 ROBOT_SAFETY = "robot-safety"  # safety, of robots
+LM_PLAIN = "lm-plain"  # the safety of "language models", never "large"
+GAN_DEFINED = "gan-def"  # "generative adversarial networks (GANs)" for image generation
+GAN_ONLY = "gan-only"  # "GANs" for image generation
+GAN_WORDS = "gan-words"  # "generative", "adversarial" and "networks" in other senses, and image generation
 
 PAPERS: dict[str, tuple[str, str]] = {
     VI: ("Amortised variational inference for deep generative models",
@@ -49,6 +53,14 @@ PAPERS: dict[str, tuple[str, str]] = {
                   "the safety of large language models with automated red-teaming."),
     LLM_ONLY: ("Refusal training at scale", "We improve the safety of LLMs with refusal training on adversarial "
                "prompts, halving harmful completions."),
+    LM_PLAIN: ("Toxicity probes", "We measure the safety of pretrained language models with toxicity probes on "
+               "open prompts."),
+    GAN_DEFINED: ("Progressive growing", "Generative adversarial networks (GANs) are grown layer by layer for image "
+                  "generation at high resolution."),
+    GAN_ONLY: ("Stable discriminators", "We stabilise GANs with a spectral penalty, and image generation improves on "
+               "CIFAR-10."),
+    GAN_WORDS: ("Robust classifiers", "Generative classifiers are robust. They resist adversarial perturbations "
+                "of their inputs. Their networks are pretrained on image generation as a pretext task."),
     ROBOT_SAFETY: ("Safe exploration for legged robots", "Safety constraints keep a legged robot away from falls "
                    "while it explores rough terrain."),
 }  # fmt: skip
@@ -130,6 +142,25 @@ def test_an_acronym_defined_for_a_kind_of_the_facet_meets_it(app: Any) -> None:
     got = cited(app, "Which papers study the safety of language models?")
     assert {LLM_DEFINED, LLM_ONLY} <= got, sorted(got)
     assert ROBOT_SAFETY not in got
+
+
+def test_an_acronym_and_its_long_form_are_read_alike(app: Any) -> None:
+    """The corpus defines "LLMs" as "large language models": asked with either, the question finds the same
+    papers, including one that says only "language models" (the shorter form of the long one)."""
+    short = cited(app, "Which papers study the safety of LLMs?")
+    long = cited(app, "Which papers study the safety of large language models?")
+    assert short == long
+    assert {LLM_DEFINED, LLM_ONLY, LM_PLAIN} <= short, sorted(short)
+    assert ROBOT_SAFETY not in short
+
+
+def test_a_named_term_is_not_held_by_its_scattered_words(app: Any) -> None:
+    """Asked for "GANs" (whose long form the corpus defines), a paper must name them: one that only has the long
+    form's words in other senses ("generative classifiers", "adversarial perturbations", "networks") is not
+    cited, though it meets the other facet."""
+    got = cited(app, "Which papers use GANs for image generation?")
+    assert {GAN_DEFINED, GAN_ONLY} <= got, sorted(got)
+    assert GAN_WORDS not in got
 
 
 def test_spellings_take_the_acronyms_of_kinds_of_a_phrase_only() -> None:

@@ -45,6 +45,13 @@ LINKS = frozenset(
     }
 )  # fmt: skip
 LINK_VERBS = frozenset({"applied", "combined", "based", "using", "use", "uses"})  # "applied to", "X using Y"
+# second parts of hyphenated modifiers that relate the first part rather than name a topic ("language-guided")
+RELATIONAL = frozenset(
+    {
+        "guided", "based", "driven", "aware", "conditioned", "augmented", "enhanced", "informed", "specific",
+        "dependent", "agnostic", "free", "centric", "oriented", "level",
+    }
+)  # fmt: skip
 OR_WORDS = frozenset({"or", "and/or", "either", "nor"})
 NOT_WORDS = frozenset({"not", "without", "excluding", "exclude", "except", "excluded", "non", "no"})
 # "X does not affect Y", "X has no effect": a negated statement about a topic, not an exclusion

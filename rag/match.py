@@ -27,7 +27,7 @@ from vectorstore.text import (
 )
 from vectorstore.types import ChunkHit, Filters, Paper
 
-from .cues import GENERIC_HEADS, MODEL_HEADS
+from .cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL
 from .index import PaperIndex
 from .settings import AnswerSettings
 from .types import Facet, QueryPlan
@@ -36,13 +36,6 @@ _COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
 HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
 LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
-# second parts of hyphenated modifiers that relate the first part rather than name a topic
-RELATIONAL = frozenset(
-    {
-        "guided", "based", "driven", "aware", "conditioned", "augmented", "enhanced", "informed", "specific",
-        "dependent", "agnostic", "free", "centric", "oriented", "level",
-    }
-)  # fmt: skip
 DEFINERS = 60  # papers read for the acronyms and long forms they define for a facet
 HEAD_SHARE = 0.25  # a shorter form in this share of papers or more is too common to find a facet by
 # a phrase without its first modifier names it only if this share of the papers stating it state the whole

@@ -52,6 +52,8 @@ RELATIONAL = frozenset(
         "dependent", "agnostic", "free", "centric", "oriented", "level",
     }
 )  # fmt: skip
+# … of which these are participles: "navigation guided by language" is "language-guided navigation"
+RELATIONAL_VERBS = frozenset({"guided", "driven", "conditioned", "augmented", "enhanced", "informed"})
 OR_WORDS = frozenset({"or", "and/or", "either", "nor"})
 NOT_WORDS = frozenset({"not", "without", "excluding", "exclude", "except", "excluded", "non", "no"})
 # "X does not affect Y", "X has no effect": a negated statement about a topic, not an exclusion

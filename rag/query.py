@@ -35,6 +35,7 @@ from .cues import (
     MODEL_HEADS,
     NOT_WORDS,
     OR_WORDS,
+    RELATIONAL_VERBS,
     RELATIVES,
     REQUEST_WORDS,
     TOKEN,
@@ -183,8 +184,11 @@ def _segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], lexicon
         elif boundary := _boundary(t, both):
             close()
             out.append(boundary)
-        elif cur is not None and (low in LINKS or low in LINK_VERBS) and not _glued(low, cur.words, False, lexicon):
+        elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)
+              and not _glued(low, cur.words, False, lexicon)):  # fmt: skip
             close()
+            out.append(f"link:{low}")
+        elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"
             out.append(f"link:{low}")
         elif low in REQUEST_WORDS or low in STOPWORDS or low in BOTH_CUES:
             if cur is not None and _glued(low, cur.words, False, lexicon):
@@ -233,6 +237,11 @@ def _join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
         links: list[str] = []
         while out and isinstance(out[-1], str) and out[-1].startswith("link:"):
             links.insert(0, str(out.pop())[5:])
+        if (isinstance(item, _Unit) and links and links[0] in RELATIONAL_VERBS and out and isinstance(out[-1], _Unit)
+                and len(item.words) == 1 and not item.alias):  # fmt: skip
+            left = out[-1]  # "navigation guided by language" is "language-guided navigation"
+            out[-1] = _Unit([f"{item.words[0]}-{links[0]}", *left.words], [f"{item.shown[0]}-{links[0]}", *left.shown])
+            continue
         if isinstance(item, _Unit) and links and out and isinstance(out[-1], _Unit):
             left = out[-1]
             whole = [*left.words, *links, *item.words]

@@ -201,6 +201,22 @@ def test_alternatives_are_ored(question: str, expected: list[list[str]]) -> None
 
 
 @pytest.mark.parametrize(
+    ("spelled_out", "compound"),
+    [
+        ("Which papers study navigation guided by language?", "Which papers study language-guided navigation?"),
+        ("generation augmented with retrieval", "retrieval-augmented generation"),
+        ("policies conditioned on language, please", "language-conditioned policies"),
+        ("models driven by data", "data-driven models"),
+    ],
+)
+def test_a_relating_participle_reads_as_its_compound(spelled_out: str, compound: str) -> None:
+    """ "X guided by Y" is "Y-guided X": the same facets, not a facet "guided" and a facet "language"."""
+    got, want = read(spelled_out), read(compound)
+    assert facets(got) == facets(want), (got, want)
+    assert [f.optional for f in got.facets] == [f.optional for f in want.facets]
+
+
+@pytest.mark.parametrize(
     ("question", "kept", "left_out"),
     [
         ("reinforcement learning but not robotic manipulation", [["reinforcement learning"]], ["robotic manipulation"]),

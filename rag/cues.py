@@ -82,12 +82,10 @@ GENERIC_HEADS = frozenset(
     """attacks attack methods method approaches approach techniques technique algorithms algorithm frameworks framework
     systems principle principles paradigm paradigms problem problems setting settings""".split()  # noqa: SIM905
 )
-MODEL_HEADS = frozenset(
-    {
-        "models", "model", "architectures", "architecture", "reasoning", "networks", "network", "policies", "policy",
-        "agents", "agent",
-    }
-)  # fmt: skip
+# heads that add nothing to the name before them ("MoE models" is MoE) …
+NAME_HEADS = frozenset({"models", "model", "architectures", "architecture", "networks", "network"})
+# … and the heads a model's name may also go without ("diffusion policies", "LLM agents")
+MODEL_HEADS = NAME_HEADS | frozenset({"reasoning", "policies", "policy", "agents", "agent"})
 # head nouns that name a kind of work: in "backdoor attacks or defenses" the defenses are backdoor defenses
 WORK_HEADS = GENERIC_HEADS | frozenset(
     """defenses defense defences defence detection prediction estimation generation analysis mitigation verification

@@ -33,6 +33,7 @@ from .cues import (
     LINK_VERBS,
     LINKS,
     MODEL_HEADS,
+    NAME_HEADS,
     NOT_WORDS,
     OR_WORDS,
     RELATIONAL_VERBS,
@@ -314,6 +315,26 @@ def _split_unattested(unit: _Unit, lexicon: Lexicon) -> list[_Unit]:
     return parts
 
 
+def _acronym_first(group: list[_Unit], lexicon: Lexicon, shouted: bool) -> list[list[_Unit]] | None:
+    """ "LLM reasoning" is reasoning in LLMs, two facets, when the corpus uses the phrase far less than either
+    part (it is no term of its own): a unit whose first word is an acronym, and the group's other alternatives
+    single words or led by the same acronym ("LLM safety or alignment" is LLMs, and safety or alignment). In a
+    question typed in capitals, no word is known to be an acronym."""
+    first = group[0]
+    if shouted or first.alias or len(first.words) < 2 or sum(c.isupper() for c in first.shown[0]) < 2:
+        return None
+    rest = first.words[1:]
+    if len(rest) == 1 and rest[0] in GENERIC_HEADS | NAME_HEADS:  # "MoE models" is MoE
+        return None
+    if any(len(u.words) > 1 and u.words[0] != first.words[0] for u in group[1:]):
+        return None
+    whole = lexicon.phrase_df(" ".join(first.words))
+    if whole >= MIN_TERM_PAPERS and _assoc(" ".join(first.words), first.words[0], " ".join(rest), lexicon) >= TERM:
+        return None
+    others = [_Unit(u.words[1:], u.shown[1:]) if len(u.words) > 1 else u for u in group[1:]]
+    return [[_Unit(first.words[:1], first.shown[:1])], [_Unit(rest, first.shown[1:]), *others]]
+
+
 def _head_forms(words: list[str], lexicon: Lexicon) -> list[str]:
     """The alternative without a generic head ("jailbreak attacks" → "jailbreak") when that is a term of its own."""
     if len(words) < 2 or words[-1] not in GENERIC_HEADS | MODEL_HEADS:
@@ -394,6 +415,9 @@ def plan(question: str, lexicon: Lexicon) -> QueryPlan:
     excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
     facets: list[Facet] = []
     for group in groups:
+        if named := _acronym_first(group, lexicon, shouted=not any(c.islower() for c in text)):
+            facets += [_build(g, lexicon) for g in named]
+            continue
         split = [_split_unattested(u, lexicon) for u in group]
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
             facets += _parts(split[0], lexicon)

@@ -201,6 +201,33 @@ def test_alternatives_are_ored(question: str, expected: list[list[str]]) -> None
 
 
 @pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("LLM reasoning papers", [["llm"], ["reasoning"]]),
+        ("Which papers study reasoning in LLMs?", [["reasoning"], ["llms"]]),
+        ("LLM safety or alignment", [["llm"], ["safety", "alignment"]]),
+        ("LLM safety or LLM alignment", [["llm"], ["safety", "alignment"]]),
+        ("MoE models", [["moe models"]]),  # the head adds nothing to the name
+    ],
+)
+def test_an_acronym_before_a_topic_is_a_facet_of_its_own(question: str, expected: list[list[str]]) -> None:
+    """ "LLM reasoning", a phrase the corpus barely uses, is reasoning and LLMs, as "reasoning in LLMs" is: both
+    must hold."""
+    p = read(question)
+    assert facets(p) == expected
+    assert not any(f.optional for f in p.facets), p
+
+
+def test_an_acronym_phrase_the_corpus_uses_as_a_term_stays_whole() -> None:
+    docs = [*(f"BERT embeddings of {w} sentences." for w in ("short", "long", "legal", "medical")),
+            "BERT pretraining on books.", "BERT for parsing.", "Word embeddings of rare words.",
+            "Graph embeddings for links.", "Image embeddings for retrieval."]  # fmt: skip
+    lex = DocsLexicon(docs)
+    assert facets(plan("BERT embeddings", lex)) == [["bert embeddings"]]  # 4 of the 6 BERT papers say it
+    assert facets(plan("BERT pruning", lex)) == [["bert"], ["pruning"]]
+
+
+@pytest.mark.parametrize(
     ("spelled_out", "compound"),
     [
         ("Which papers study navigation guided by language?", "Which papers study language-guided navigation?"),

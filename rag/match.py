@@ -241,19 +241,21 @@ class FacetMatcher:
 
     def _defined(self, facet: Facet, filters: Filters | None) -> Facet:
         """The facet with the long forms the corpus defines for its acronyms, first, so that an acronym and its
-        long form are read alike ("LLMs" and "large language models"; the long form's embedding says more). The
-        other way round needs nothing: the acronyms defined for a long form are read from each paper
-        (:func:`spellings`), and a short acronym searched on its own would find its other meanings ("CL")."""
+        long form are read alike ("LLMs", "llms" and "large language models"; the long form's embedding says
+        more), and an acronym typed in lower case as the corpus writes it. The other way round needs nothing:
+        the acronyms defined for a long form are read from each paper (:func:`spellings`), and a short acronym
+        searched on its own would find its other meanings ("CL")."""
         groups = facet.groups()
-        if not any(_acronym(s) for g in groups for s in g):
+        if not any(_maybe_acronym(s) for g in groups for s in g):
             return facet
         hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
         texts = [p.abstract for p in self.index.papers(hits).values()]
         out = []
         for group in groups:
-            longs = [f for f in long_forms([s for s in group if _acronym(s)], texts)
-                     if all(stems(f) != stems(s) for s in group)]  # fmt: skip
-            out.append(tuple(dict.fromkeys([*longs, *group])))
+            longs, written = long_forms([s for s in group if _maybe_acronym(s)], texts)
+            longs = [f for f in longs if all(stems(f) != stems(s) for s in group)]
+            same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
+            out.append(tuple(dict.fromkeys([*longs, *same])))
         return Facet(facet.alternatives, tuple(out), facet.optional)
 
     def _cores(self, facet: Facet) -> list[str]:
@@ -456,20 +458,29 @@ def _acronym(spelling: str) -> bool:
     return " " not in spelling.strip() and sum(c.isupper() for c in spelling) >= 2
 
 
-def long_forms(acronyms: list[str], texts: list[str]) -> list[str]:
+def _maybe_acronym(spelling: str) -> bool:
+    """One word that may be an acronym however it is typed: capitals, a digit, or at most six letters ("llms")."""
+    word = spelling.strip()
+    return " " not in word and (_acronym(word) or any(c.isdigit() for c in word) or len(word.rstrip("s")) <= 6)
+
+
+def long_forms(acronyms: list[str], texts: list[str]) -> tuple[list[str], dict[str, str]]:
     """The long forms the texts define for the acronyms, commonest first: those defined by at least a quarter as
-    many texts as the commonest one (a stray definition of the same letters is not one)."""
+    many texts as the commonest one (a stray definition of the same letters is not one); and how the texts
+    write each acronym (by its stems: "llm" -> "LLMs")."""
     keys = {" ".join(stems(a)) for a in acronyms}
     counts: dict[str, int] = {}
     shown: dict[str, str] = {}
+    written: dict[str, str] = {}
     for text in texts:
         seen = set()
         for long, acro in acronym_definitions(text):
-            key = " ".join(stems(long))
-            if " ".join(stems(acro)) in keys and key not in keys:
+            key, key_acro = " ".join(stems(long)), " ".join(stems(acro))
+            if key_acro in keys and key not in keys and _acronym(acro):
                 seen.add(key)
                 shown.setdefault(key, long.lower())
+                written.setdefault(key_acro, acro)
         for key in seen:
             counts[key] = counts.get(key, 0) + 1
     top = max(counts.values(), default=0)
-    return [shown[k] for k in sorted(counts, key=lambda k: -counts[k]) if 4 * counts[k] >= top]
+    return [shown[k] for k in sorted(counts, key=lambda k: -counts[k]) if 4 * counts[k] >= top], written

@@ -271,10 +271,15 @@ class FacetMatcher:
             if len(words) < 2:
                 continue
             rest = " ".join(words[1:])
-            if rest not in VAGUE and rest not in RELATIONAL:
+            if rest not in VAGUE and words[1] not in RELATIONAL:
                 whole, short = self.index.phrase_count(s), self.index.phrase_count(rest)
                 if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
                     forms.append(rest)
+            if len(words) > 2 and words[-2] in RELATIONAL:  # "retrieval-augmented" of "retrieval-augmented generation"
+                modifier = " ".join(words[:-1])
+                whole, short = self.index.phrase_count(s), self.index.phrase_count(modifier)
+                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
+                    forms.append(modifier)
             if words[-1] in GENERIC_HEADS | MODEL_HEADS:
                 head = " ".join(words[:-1])
                 if head not in VAGUE and 0 < self.index.phrase_count(head) < HEAD_SHARE * size:

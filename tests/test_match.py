@@ -20,6 +20,8 @@ LLM_DEFINED = "llm-def"  # the safety of "large language models (LLMs)"
 LLM_ONLY = "llm-only"  # the safety of "LLMs", never "language models"
 ROBOT_SAFETY = "robot-safety"  # safety, of robots
 LM_PLAIN = "lm-plain"  # the safety of "language models", never "large"
+RAG_STATED = "rag-stated"  # "retrieval-augmented generation" with language models
+RAG_MODIFIER = "rag-modifier"  # "retrieval-augmented language models", never "generation"
 GAN_DEFINED = "gan-def"  # "generative adversarial networks (GANs)" for image generation
 GAN_ONLY = "gan-only"  # "GANs" for image generation
 GAN_WORDS = "gan-words"  # "generative", "adversarial" and "networks" in other senses, and image generation
@@ -55,6 +57,10 @@ PAPERS: dict[str, tuple[str, str]] = {
                "prompts, halving harmful completions."),
     LM_PLAIN: ("Toxicity probes", "We measure the safety of pretrained language models with toxicity probes on "
                "open prompts."),
+    RAG_STATED: ("Grounded answers", "Retrieval-augmented generation lets language models cite passages when "
+                 "answering open-domain questions."),
+    RAG_MODIFIER: ("Cheaper retrievers", "We train retrieval-augmented language models whose retriever is a small "
+                   "bi-encoder, and answer accuracy holds."),
     GAN_DEFINED: ("Progressive growing", "Generative adversarial networks (GANs) are grown layer by layer for image "
                   "generation at high resolution."),
     GAN_ONLY: ("Stable discriminators", "We stabilise GANs with a spectral penalty, and image generation improves on "
@@ -162,6 +168,14 @@ def test_a_named_term_is_not_held_by_its_scattered_words(app: Any) -> None:
     assert {GAN_DEFINED, GAN_ONLY} <= got, sorted(got)
     assert GAN_WORDS not in got
     assert cited(app, "gans for image generation") == got  # typed in lower case, as the corpus writes it
+
+
+def test_a_relational_modifier_without_its_head_still_names_the_facet(app: Any) -> None:
+    """ "retrieval-augmented" is what "retrieval-augmented generation" is about, as the corpus uses it: a paper on
+    retrieval-augmented language models meets the facet though it never says "generation"."""
+    got = cited(app, "Which papers study retrieval-augmented generation with language models?")
+    assert {RAG_STATED, RAG_MODIFIER} <= got, sorted(got)
+    assert LM_PLAIN not in got
 
 
 def test_spellings_take_the_acronyms_of_kinds_of_a_phrase_only() -> None:

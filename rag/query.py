@@ -387,12 +387,14 @@ def _build(group: list[_Unit], lexicon: Lexicon, optional: bool = False) -> Face
 
 
 def _parts(parts: list[_Unit], lexicon: Lexicon) -> list[Facet]:
-    """Facets of the phrases cut from one unit the corpus never states: the words it never uses and its rarest
-    phrase must hold ("quantum computing" needs "quantum"); the others only rank the papers."""
+    """Facets of the phrases cut from one unit the corpus never states: the words it never uses, its rarest
+    phrase and every phrase of several words that is a term of its own must hold ("quantum computing" needs
+    "quantum"; "differentially private federated learning" needs both); the other single words only rank."""
     dfs = [lexicon.phrase_df(" ".join(p.words)) for p in parts]
     attested = [i for i, df in enumerate(dfs) if df > 0]
     rarest = min(attested, key=lambda i: dfs[i]) if attested else None
-    return [_build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest)) for i, p in enumerate(parts)]
+    term = [len(p.words) > 1 and dfs[i] >= MIN_TERM_PAPERS for i, p in enumerate(parts)]
+    return [_build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i])) for i, p in enumerate(parts)]
 
 
 def plan(question: str, lexicon: Lexicon) -> QueryPlan:

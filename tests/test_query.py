@@ -227,6 +227,19 @@ def test_an_acronym_phrase_the_corpus_uses_as_a_term_stays_whole() -> None:
     assert facets(plan("BERT pruning", lex)) == [["bert"], ["pruning"]]
 
 
+def test_every_term_cut_from_an_unstated_phrase_must_hold() -> None:
+    """The corpus never says "differentially private federated learning", but says both halves often: both
+    must hold, as in "federated learning with differential privacy"."""
+    docs = [*(f"Differentially private {w} with tight accounting." for w in ("regression", "sampling", "SGD")),
+            *(f"Federated learning across {w} clients." for w in ("mobile", "hospital", "edge")),
+            "Differential privacy for federated learning.", "Privacy of learning systems.",
+            "Learning to rank.", "Learning rates."]  # fmt: skip
+    lex = DocsLexicon(docs)
+    p = plan("differentially private federated learning", lex)
+    assert facets(p) == [["differentially private"], ["federated learning"]]
+    assert not any(f.optional for f in p.facets), p
+
+
 @pytest.mark.parametrize(
     ("spelled_out", "compound"),
     [

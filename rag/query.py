@@ -49,7 +49,7 @@ from .cues import (
     stated_filters,
     tokens,
 )
-from .lexicon import Lexicon
+from .lexicon import Lexicon, english_words
 from .types import Facet, QueryPlan
 
 __all__ = ["REQUEST_WORDS", "Facet", "QueryPlan", "plan", "question_terms", "same_phrase"]
@@ -315,13 +315,22 @@ def _split_unattested(unit: _Unit, lexicon: Lexicon) -> list[_Unit]:
     return parts
 
 
+def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
+    """An acronym: two capitals or more (unless the whole question is in capitals), or, typed in lower case, a
+    short word the corpus uses that is no English word ("llm", "vit")."""
+    if any(c.isupper() for c in word):
+        return not shouted and sum(c.isupper() for c in word) >= 2
+    low = word.lower()
+    core = low[:-1] if low.endswith("s") else low
+    return low.isalpha() and 2 <= len(core) <= 5 and core not in english_words() and lexicon.df(low) > 0
+
+
 def _acronym_first(group: list[_Unit], lexicon: Lexicon, shouted: bool) -> list[list[_Unit]] | None:
     """ "LLM reasoning" is reasoning in LLMs, two facets, when the corpus uses the phrase far less than either
     part (it is no term of its own): a unit whose first word is an acronym, and the group's other alternatives
-    single words or led by the same acronym ("LLM safety or alignment" is LLMs, and safety or alignment). In a
-    question typed in capitals, no word is known to be an acronym."""
+    single words or led by the same acronym ("LLM safety or alignment" is LLMs, and safety or alignment)."""
     first = group[0]
-    if shouted or first.alias or len(first.words) < 2 or sum(c.isupper() for c in first.shown[0]) < 2:
+    if first.alias or len(first.words) < 2 or not _acronym_word(first.shown[0], shouted, lexicon):
         return None
     rest = first.words[1:]
     if len(rest) == 1 and rest[0] in GENERIC_HEADS | NAME_HEADS:  # "MoE models" is MoE

@@ -204,6 +204,7 @@ def test_alternatives_are_ored(question: str, expected: list[list[str]]) -> None
     ("question", "expected"),
     [
         ("LLM reasoning papers", [["llm"], ["reasoning"]]),
+        ("llm reasoning papers", [["llm"], ["reasoning"]]),  # typed in lower case: a short word, not English
         ("Which papers study reasoning in LLMs?", [["reasoning"], ["llms"]]),
         ("LLM safety or alignment", [["llm"], ["safety", "alignment"]]),
         ("LLM safety or LLM alignment", [["llm"], ["safety", "alignment"]]),

@@ -242,18 +242,22 @@ class FacetMatcher:
     def _defined(self, facet: Facet, filters: Filters | None) -> Facet:
         """The facet with the long forms the corpus defines for its acronyms, first, so that an acronym and its
         long form are read alike ("LLMs", "llms" and "large language models"; the long form's embedding says
-        more), and an acronym typed in lower case as the corpus writes it. The other way round needs nothing:
-        the acronyms defined for a long form are read from each paper (:func:`spellings`), and a short acronym
+        more), and an acronym typed in lower case as the corpus writes it; an acronym inside a phrase is spelled
+        out too ("deep RL" is also "deep reinforcement learning"). The other way round needs nothing: the
+        acronyms defined for a long form are read from each paper (:func:`spellings`), and a short acronym
         searched on its own would find its other meanings ("CL")."""
         groups = facet.groups()
-        if not any(_maybe_acronym(s) for g in groups for s in g):
+        inner = sorted({w for g in groups for s in g if " " in s.strip() for w in s.split() if _acronym(w)})
+        if not inner and not any(_maybe_acronym(s) for g in groups for s in g):
             return facet
-        hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
+        hits = [pid for pid, _ in self.index.phrase_search([*facet.all_spellings(), *inner], DEFINERS, filters)]
         texts = [p.abstract for p in self.index.papers(hits).values()]
+        spelled = {w: long_forms([w], texts)[0][:1] for w in inner}
         out = []
         for group in groups:
             longs, written = long_forms([s for s in group if _maybe_acronym(s)], texts)
-            longs = [f for f in longs if all(stems(f) != stems(s) for s in group)]
+            longs += [" ".join(spelled[w][0] if spelled.get(w) else w for w in s.split()) for s in group if " " in s]
+            longs = [f for f in dict.fromkeys(longs) if all(stems(f) != stems(s) for s in group)]
             same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
             out.append(tuple(dict.fromkeys([*longs, *same])))
         return Facet(facet.alternatives, tuple(out), facet.optional)

@@ -22,6 +22,9 @@ ROBOT_SAFETY = "robot-safety"  # safety, of robots
 LM_PLAIN = "lm-plain"  # the safety of "language models", never "large"
 RAG_STATED = "rag-stated"  # "retrieval-augmented generation" with language models
 RAG_MODIFIER = "rag-modifier"  # "retrieval-augmented language models", never "generation"
+RL_DEFINED = "rl-def"  # defines "reinforcement learning (RL)"
+DEEP_RL_LONG = "deep-rl-long"  # exploration in "deep reinforcement learning", never "RL"
+DEEP_RL_SHORT = "deep-rl-short"  # exploration in "deep RL"
 GAN_DEFINED = "gan-def"  # "generative adversarial networks (GANs)" for image generation
 GAN_ONLY = "gan-only"  # "GANs" for image generation
 GAN_WORDS = "gan-words"  # "generative", "adversarial" and "networks" in other senses, and image generation
@@ -61,6 +64,12 @@ PAPERS: dict[str, tuple[str, str]] = {
                  "answering open-domain questions."),
     RAG_MODIFIER: ("Cheaper retrievers", "We train retrieval-augmented language models whose retriever is a small "
                    "bi-encoder, and answer accuracy holds."),
+    RL_DEFINED: ("Reward shaping revisited", "Reinforcement learning (RL) agents learn from shaped rewards; we bound "
+                 "the regret of potential-based shaping."),
+    DEEP_RL_LONG: ("Count-based bonuses", "Exploration bonuses from pseudo-counts help deep reinforcement learning "
+                   "agents in sparse-reward games."),
+    DEEP_RL_SHORT: ("Procedural levels", "Deep RL agents overfit to their training levels unless exploration is "
+                    "rewarded."),
     GAN_DEFINED: ("Progressive growing", "Generative adversarial networks (GANs) are grown layer by layer for image "
                   "generation at high resolution."),
     GAN_ONLY: ("Stable discriminators", "We stabilise GANs with a spectral penalty, and image generation improves on "
@@ -176,6 +185,12 @@ def test_a_relational_modifier_without_its_head_still_names_the_facet(app: Any) 
     got = cited(app, "Which papers study retrieval-augmented generation with language models?")
     assert {RAG_STATED, RAG_MODIFIER} <= got, sorted(got)
     assert LM_PLAIN not in got
+
+
+def test_an_acronym_inside_a_phrase_is_spelled_out(app: Any) -> None:
+    """The corpus defines "RL": "deep RL" is also "deep reinforcement learning"."""
+    got = cited(app, "Which papers study exploration in deep RL?")
+    assert {DEEP_RL_SHORT, DEEP_RL_LONG} <= got, sorted(got)
 
 
 def test_spellings_take_the_acronyms_of_kinds_of_a_phrase_only() -> None:

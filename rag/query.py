@@ -63,6 +63,7 @@ MAX_SPELLINGS = 12  # spellings tried per alternative
 MAX_PHRASE_WORDS = 6  # longest phrase whose statement in the corpus is checked (a longer unit is cut)
 MAX_FACETS = 6  # facets a plan keeps (a longer question is not a topic any more): the first ones
 MAX_ALTERNATIVES = 8  # alternatives a facet keeps
+COINED_PAPERS = 5  # a name in at most this many papers is a coined one a factoid question may ask about
 
 
 # -- units and facets -------------------------------------------------------------------------------------------------
@@ -238,11 +239,15 @@ def _join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
         links: list[str] = []
         while out and isinstance(out[-1], str) and out[-1].startswith("link:"):
             links.insert(0, str(out.pop())[5:])
-        if (isinstance(item, _Unit) and links and links[0] in RELATIONAL_VERBS and out and isinstance(out[-1], _Unit)
-                and len(item.words) == 1 and not item.alias):  # fmt: skip
-            left = out[-1]  # "navigation guided by language" is "language-guided navigation"
-            out[-1] = _Unit([f"{item.words[0]}-{links[0]}", *left.words], [f"{item.shown[0]}-{links[0]}", *left.shown])
-            continue
+        if isinstance(item, _Unit) and links and links[0] in RELATIONAL_VERBS and out and isinstance(out[-1], _Unit):
+            left, verb = out[-1], links[0]
+            if len(links) == 1:  # "language guided navigation" is "language-guided navigation"
+                out[-1] = _Unit([*left.words[:-1], f"{left.words[-1]}-{verb}", *item.words],
+                                [*left.shown[:-1], f"{left.shown[-1]}-{verb}", *item.shown])  # fmt: skip
+                continue
+            if len(item.words) == 1 and not item.alias:  # "navigation guided by language": the same
+                out[-1] = _Unit([f"{item.words[0]}-{verb}", *left.words], [f"{item.shown[0]}-{verb}", *left.shown])
+                continue
         if isinstance(item, _Unit) and links and out and isinstance(out[-1], _Unit):
             left = out[-1]
             whole = [*left.words, *links, *item.words]
@@ -418,7 +423,9 @@ def plan(question: str, lexicon: Lexicon) -> QueryPlan:
     lows = [t.low for t in toks]
     names = [t.text for t in toks if t.word and is_name(t.text)]
     filters, used = stated_filters(toks, lexicon)
-    intent, overview, cue = intent_of(lows, [t.low for t in toks if t.word], names)
+    # a fact is asked about a coined method or paper, which few papers name ("WaterSIC"), not about "GANs"
+    coined = [n for n in names if lexicon.df(n.lower()) <= COINED_PAPERS]
+    intent, overview, cue = intent_of(lows, [t.low for t in toks if t.word], coined)
     followup = bool(ANAPHORA & set(lows)) or (lows[:1] == ["only"] and len(lows) < 8)
     items = _join_terms(_bounded(_segments(toks, used | cue, acronyms, lexicon)), lexicon)
     groups, excluded_groups = _facets(items)

@@ -228,6 +228,17 @@ def test_an_acronym_phrase_the_corpus_uses_as_a_term_stays_whole() -> None:
     assert facets(plan("BERT pruning", lex)) == [["bert"], ["pruning"]]
 
 
+def test_a_fact_is_asked_about_a_coined_name_not_a_common_acronym() -> None:
+    """ "What has been done on GANs …?" asks for papers: GANs are in many papers; WaterSIC, in one, is a coined
+    name a factoid question asks about."""
+    docs = [*(f"GANs for {w} generation." for w in ("image", "video", "audio", "text", "graph", "molecule")),
+            "WaterSIC reaches a small rate gap."]  # fmt: skip
+    lex = DocsLexicon(docs)
+    p = plan("what has been done on GANs for image generation?", lex)
+    assert p.intent == "set" and facets(p) == [["gans"], ["image generation"]], p
+    assert plan("What rate gap does WaterSIC reach?", lex).intent == "factoid"
+
+
 def test_every_term_cut_from_an_unstated_phrase_must_hold() -> None:
     """The corpus never says "differentially private federated learning", but says both halves often: both
     must hold, as in "federated learning with differential privacy"."""
@@ -248,6 +259,8 @@ def test_every_term_cut_from_an_unstated_phrase_must_hold() -> None:
         ("generation augmented with retrieval", "retrieval-augmented generation"),
         ("policies conditioned on language, please", "language-conditioned policies"),
         ("models driven by data", "data-driven models"),
+        ("language guided navigation", "language-guided navigation"),  # the compound without its hyphen
+        ("language conditioned policies please", "language-conditioned policies"),
     ],
 )
 def test_a_relating_participle_reads_as_its_compound(spelled_out: str, compound: str) -> None:

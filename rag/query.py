@@ -330,23 +330,32 @@ def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
     return low.isalpha() and 2 <= len(core) <= 5 and core not in english_words() and lexicon.df(low) > 0
 
 
-def _acronym_first(group: list[_Unit], lexicon: Lexicon, shouted: bool) -> list[list[_Unit]] | None:
-    """ "LLM reasoning" is reasoning in LLMs, two facets, when the corpus uses the phrase far less than either
-    part (it is no term of its own): a unit whose first word is an acronym, and the group's other alternatives
-    single words or led by the same acronym ("LLM safety or alignment" is LLMs, and safety or alignment)."""
+def _led_by_term(group: list[_Unit], lexicon: Lexicon, shouted: bool) -> list[list[_Unit]] | None:
+    """ "LLM reasoning" is reasoning in LLMs, and "language model safety" the safety of language models: two
+    facets, when the phrase is led by an acronym or by a term of several words the corpus uses (3 papers or
+    more) and the corpus uses the whole far less than either part (it is no term of its own); the group's other
+    alternatives must be single words or led by the same term ("LLM safety or alignment" is LLMs, and safety or
+    alignment)."""
     first = group[0]
-    if first.alias or len(first.words) < 2 or not _acronym_word(first.shown[0], shouted, lexicon):
+    if first.alias or len(first.words) < 2:
         return None
-    rest = first.words[1:]
+    if _acronym_word(first.shown[0], shouted, lexicon):
+        n = 1
+    else:
+        n = next((n for n in range(len(first.words) - 1, 1, -1)
+                  if lexicon.phrase_df(" ".join(first.words[:n])) >= MIN_TERM_PAPERS), 0)  # fmt: skip
+    if not n:
+        return None
+    lead, rest = first.words[:n], first.words[n:]
     if len(rest) == 1 and rest[0] in GENERIC_HEADS | NAME_HEADS:  # "MoE models" is MoE
         return None
-    if any(len(u.words) > 1 and u.words[0] != first.words[0] for u in group[1:]):
+    if any(len(u.words) > 1 and u.words[:n] != lead for u in group[1:]):
         return None
-    whole = lexicon.phrase_df(" ".join(first.words))
-    if whole >= MIN_TERM_PAPERS and _assoc(" ".join(first.words), first.words[0], " ".join(rest), lexicon) >= TERM:
+    whole = " ".join(first.words)
+    if lexicon.phrase_df(whole) >= MIN_TERM_PAPERS and _assoc(whole, " ".join(lead), " ".join(rest), lexicon) >= TERM:
         return None
-    others = [_Unit(u.words[1:], u.shown[1:]) if len(u.words) > 1 else u for u in group[1:]]
-    return [[_Unit(first.words[:1], first.shown[:1])], [_Unit(rest, first.shown[1:]), *others]]
+    others = [_Unit(u.words[n:], u.shown[n:]) if len(u.words) > n else u for u in group[1:]]
+    return [[_Unit(lead, first.shown[:n])], [_Unit(rest, first.shown[n:]), *others]]
 
 
 def _head_forms(words: list[str], lexicon: Lexicon) -> list[str]:
@@ -433,7 +442,7 @@ def plan(question: str, lexicon: Lexicon) -> QueryPlan:
     excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
     facets: list[Facet] = []
     for group in groups:
-        if named := _acronym_first(group, lexicon, shouted=not any(c.islower() for c in text)):
+        if named := _led_by_term(group, lexicon, shouted=not any(c.islower() for c in text)):
             facets += [_build(g, lexicon) for g in named]
             continue
         split = [_split_unattested(u, lexicon) for u in group]

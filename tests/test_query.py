@@ -209,23 +209,28 @@ def test_alternatives_are_ored(question: str, expected: list[list[str]]) -> None
         ("LLM safety or alignment", [["llm"], ["safety", "alignment"]]),
         ("LLM safety or LLM alignment", [["llm"], ["safety", "alignment"]]),
         ("MoE models", [["moe models"]]),  # the head adds nothing to the name
+        ("studies of language model safety or alignment", [["language model"], ["safety", "alignment"]]),
     ],
 )
-def test_an_acronym_before_a_topic_is_a_facet_of_its_own(question: str, expected: list[list[str]]) -> None:
+def test_a_term_before_a_topic_is_a_facet_of_its_own(question: str, expected: list[list[str]]) -> None:
     """ "LLM reasoning", a phrase the corpus barely uses, is reasoning and LLMs, as "reasoning in LLMs" is: both
-    must hold."""
+    must hold; so is "language model safety"."""
     p = read(question)
     assert facets(p) == expected
     assert not any(f.optional for f in p.facets), p
 
 
-def test_an_acronym_phrase_the_corpus_uses_as_a_term_stays_whole() -> None:
+def test_a_phrase_the_corpus_uses_as_a_term_stays_whole() -> None:
     docs = [*(f"BERT embeddings of {w} sentences." for w in ("short", "long", "legal", "medical")),
             "BERT pretraining on books.", "BERT for parsing.", "Word embeddings of rare words.",
             "Graph embeddings for links.", "Image embeddings for retrieval."]  # fmt: skip
     lex = DocsLexicon(docs)
     assert facets(plan("BERT embeddings", lex)) == [["bert embeddings"]]  # 4 of the 6 BERT papers say it
     assert facets(plan("BERT pruning", lex)) == [["bert"], ["pruning"]]
+    docs = [*(f"Offline reinforcement learning from {w} logs." for w in ("robot", "clinic", "game", "ad")),
+            "Reinforcement learning online.", "Offline evaluation.", "Learning rates."]  # fmt: skip
+    lex = DocsLexicon(docs)  # "offline reinforcement" always goes on with "learning": one term
+    assert facets(plan("offline reinforcement learning", lex)) == [["offline reinforcement learning"]]
 
 
 def test_a_fact_is_asked_about_a_coined_name_not_a_common_acronym() -> None:

@@ -325,9 +325,10 @@ class FacetMatcher:
                 best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
         if best is None and loose:
             cores = self._cores(facet)
-            for group in facet.groups():
+            for asked, group in zip(facet.alternatives, facet.groups(), strict=False):
                 forms = [v for s in group for v in variants.get(s, [s])]
-                named = any(_acronym(v) for v in group)  # a named term is held by its name, not its scattered words
+                # asked for by its acronym alone, a term is held by its name, not by its long form's scattered words
+                named = _maybe_acronym(asked) and any(_acronym(v) for v in group)
                 held = [v for v in forms if holds_words(text, v) and not (named and " " in v)]
                 if not held:  # a shorter form that still names it
                     held = [c for c in cores if states(text, c)]

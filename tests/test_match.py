@@ -179,6 +179,14 @@ def test_a_named_term_is_not_held_by_its_scattered_words(app: Any) -> None:
     assert cited(app, "gans for image generation") == got  # typed in lower case, as the corpus writes it
 
 
+def test_defining_an_acronym_in_the_question_changes_nothing(app: Any) -> None:
+    """Asked by its long form, with or without the acronym in brackets, a term is read alike."""
+    plain = cited(app, "Which papers use generative adversarial networks for image generation?")
+    defined = cited(app, "Which papers use generative adversarial networks (GANs) for image generation?")
+    assert plain == defined
+    assert {GAN_DEFINED, GAN_ONLY} <= plain, sorted(plain)
+
+
 def test_a_relational_modifier_without_its_head_still_names_the_facet(app: Any) -> None:
     """ "retrieval-augmented" is what "retrieval-augmented generation" is about, as the corpus uses it: a paper on
     retrieval-augmented language models meets the facet though it never says "generation"."""

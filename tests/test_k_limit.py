@@ -59,7 +59,7 @@ def test_k_cuts_the_text_and_the_citations_and_says_showing(app: Any) -> None:
 
 
 def test_an_overview_too_small_to_group_says_showing_too(app: Any) -> None:
-    answer = app.ask("Give me an overview of papers on graph neural networks", k=2, mode="extractive")
+    answer = app.ask("Give me an overview of papers on graphs", k=2, mode="extractive")
     assert len(answer.citations) == 2 and answer.total > 2
     assert f"Showing 2 of {answer.total} papers" in answer.text
     assert markers(answer.text) == {1, 2}

@@ -325,11 +325,9 @@ class FacetMatcher:
                 best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
         if best is None and loose:
             cores = self._cores(facet)
-            for asked, group in zip(facet.alternatives, facet.groups(), strict=False):
+            for group in facet.groups():
                 forms = [v for s in group for v in variants.get(s, [s])]
-                # asked for by its acronym alone, a term is held by its name, not by its long form's scattered words
-                named = _maybe_acronym(asked) and any(_acronym(v) for v in group)
-                held = [v for v in forms if holds_words(text, v) and not (named and " " in v)]
+                held = [v for v in forms if holds_words(text, v)]
                 if not held:  # a shorter form that still names it
                     held = [c for c in cores if states(text, c)]
                 if held:

@@ -27,7 +27,7 @@ DEEP_RL_LONG = "deep-rl-long"  # exploration in "deep reinforcement learning", n
 DEEP_RL_SHORT = "deep-rl-short"  # exploration in "deep RL"
 GAN_DEFINED = "gan-def"  # "generative adversarial networks (GANs)" for image generation
 GAN_ONLY = "gan-only"  # "GANs" for image generation
-GAN_WORDS = "gan-words"  # "generative", "adversarial" and "networks" in other senses, and image generation
+GAN_DESCRIBED = "gan-described"  # a generative network trained adversarially, never named a GAN
 
 PAPERS: dict[str, tuple[str, str]] = {
     VI: ("Amortised variational inference for deep generative models",
@@ -64,6 +64,8 @@ PAPERS: dict[str, tuple[str, str]] = {
                  "answering open-domain questions."),
     RAG_MODIFIER: ("Cheaper retrievers", "We train retrieval-augmented language models whose retriever is a small "
                    "bi-encoder, and answer accuracy holds."),
+    GAN_DESCRIBED: ("Two-player training", "A generative model of faces is trained. Its loss is adversarial, set "
+                    "against a critic. Both networks are convolutional, and image generation improves."),
     RL_DEFINED: ("Reward shaping revisited", "Reinforcement learning (RL) agents learn from shaped rewards; we bound "
                  "the regret of potential-based shaping."),
     DEEP_RL_LONG: ("Count-based bonuses", "Exploration bonuses from pseudo-counts help deep reinforcement learning "
@@ -74,8 +76,6 @@ PAPERS: dict[str, tuple[str, str]] = {
                   "generation at high resolution."),
     GAN_ONLY: ("Stable discriminators", "We stabilise GANs with a spectral penalty, and image generation improves on "
                "CIFAR-10."),
-    GAN_WORDS: ("Robust classifiers", "Generative classifiers are robust. They resist adversarial perturbations "
-                "of their inputs. Their networks are pretrained on image generation as a pretext task."),
     ROBOT_SAFETY: ("Safe exploration for legged robots", "Safety constraints keep a legged robot away from falls "
                    "while it explores rough terrain."),
 }  # fmt: skip
@@ -169,14 +169,13 @@ def test_an_acronym_and_its_long_form_are_read_alike(app: Any) -> None:
     assert ROBOT_SAFETY not in short
 
 
-def test_a_named_term_is_not_held_by_its_scattered_words(app: Any) -> None:
-    """Asked for "GANs" (whose long form the corpus defines), a paper must name them: one that only has the long
-    form's words in other senses ("generative classifiers", "adversarial perturbations", "networks") is not
-    cited, though it meets the other facet."""
+def test_an_acronym_finds_what_its_long_form_finds(app: Any) -> None:
+    """Asked for by "GANs", "gans", its long form, or its long form with the acronym in brackets, the question
+    finds the same papers (a paper that never writes the acronym included)."""
     got = cited(app, "Which papers use GANs for image generation?")
-    assert {GAN_DEFINED, GAN_ONLY} <= got, sorted(got)
-    assert GAN_WORDS not in got
-    assert cited(app, "gans for image generation") == got  # typed in lower case, as the corpus writes it
+    assert {GAN_DEFINED, GAN_ONLY, GAN_DESCRIBED} <= got, sorted(got)
+    assert cited(app, "gans for image generation") == got
+    assert cited(app, "Which papers use generative adversarial networks for image generation?") == got
 
 
 def test_defining_an_acronym_in_the_question_changes_nothing(app: Any) -> None:

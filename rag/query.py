@@ -232,7 +232,7 @@ def _join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
     """Units joined by a link that the corpus states as one term become one unit ("mixture of experts"); other
     links, and words dropped between units, become "and"."""
     out: list[Item] = []
-    for item in items:
+    for at, item in enumerate(items):
         if isinstance(item, str) and item.startswith("link:"):
             out.append(item)
             continue
@@ -253,6 +253,13 @@ def _join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
             whole = [*left.words, *links, *item.words]
             if not left.alias and not item.alias and _is_term(whole, left.words, item.words, lexicon):
                 out[-1] = _Unit(whole, [*left.shown, *links, *item.shown])
+                continue
+            alone = (len(out) < 2 or out[-2] != "or") and (at + 1 >= len(items) or items[at + 1] != "or")
+            if (alone and len(left.words) == len(item.words) == 1 and not left.alias and not item.alias
+                    and links[-1] in LINKS
+                    and lexicon.phrase_df(f"{item.words[0]} {left.words[0]}") >= MIN_TERM_PAPERS):  # fmt: skip
+                # "policies for robots" is "robot policies" (not in "safety or alignment of LLMs": the link joins all)
+                out[-1] = _Unit([*item.words, *left.words], [*item.shown, *left.shown])
                 continue
         if links and out and isinstance(out[-1], _Unit):
             out.append("and")

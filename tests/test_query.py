@@ -7,7 +7,7 @@ import pytest
 
 from rag.lexicon import closest, english_words
 from rag.query import REQUEST_WORDS, QueryPlan, plan
-from vectorstore.text import same_term, stem, tokens
+from vectorstore.text import same_term, stem, stems, tokens
 
 DOCS = [
     "We study reinforcement learning for robotic manipulation with a learned model.",
@@ -242,6 +242,26 @@ def test_a_fact_is_asked_about_a_coined_name_not_a_common_acronym() -> None:
     p = plan("what has been done on GANs for image generation?", lex)
     assert p.intent == "set" and facets(p) == [["gans"], ["image generation"]], p
     assert plan("What rate gap does WaterSIC reach?", lex).intent == "factoid"
+
+
+def test_x_for_y_is_the_compound_y_x_when_the_corpus_uses_it() -> None:
+    """ "policies for robots" is "robot policies", a compound 3 papers use; "safety of robots" stays two facets,
+    as "robot safety" is in one paper only, and so does a link after alternatives."""
+    docs = [
+        *(f"Robot policies for {w} tasks." for w in ("kitchen", "warehouse", "garden")),
+        "Robot safety in homes.",
+        "Safety of robots near people.",
+        "Policies for games.",
+        "Robots in space.",
+    ]
+    lex = DocsLexicon(docs)
+
+    def stemmed(question: str) -> list[list[str]]:
+        return [[" ".join(stems(a)) for a in f] for f in facets(plan(question, lex))]
+
+    assert stemmed("papers on policies for robots") == stemmed("robot policies papers") == [["robot polici"]]
+    assert stemmed("safety of robots") == [["safeti"], ["robot"]]
+    assert stemmed("games or policies for robots") == [["game", "polici"], ["robot"]]  # the link is for both
 
 
 def test_every_term_cut_from_an_unstated_phrase_must_hold() -> None:

@@ -10,6 +10,7 @@ excluded one. The matcher reads papers only through :class:`~rag.index.PaperInde
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -217,7 +218,10 @@ class FacetMatcher:
                     best[pid] = hit
         return best
 
-    def _pool(self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False) -> Pool:
+    def _pool(
+        self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False,
+        cores: Sequence[str] = (),
+    ) -> Pool:  # fmt: skip
         """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
         with ``loose`` any query holding its words) and those whose best chunk is close enough; nothing else
         needs to be read."""
@@ -235,7 +239,7 @@ class FacetMatcher:
         if loose:
             held = [_unrelational(s) for s in facet.all_spellings()]  # as holds_words reads them
             found |= {pid for pid, _ in self.index.all_words_search([h for h in held if h], n, filters)}
-            found |= {pid for pid, _ in self.index.phrase_search(self._cores(facet), n, filters)}
+            found |= {pid for pid, _ in self.index.phrase_search(list(cores), n, filters)}
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
 
@@ -303,12 +307,15 @@ class FacetMatcher:
                     dense[pid] = ChunkHit(pid, dense[pid].text if pid in dense else "", sim)
 
     def meets(
-        self, p: Paper, facet: Facet, variants: dict[str, list[str]], dense: dict[str, ChunkHit], loose: bool = False
-    ) -> _FacetHit | None:
+        self, p: Paper, facet: Facet, variants: dict[str, list[str]], dense: dict[str, ChunkHit], loose: bool = False,
+        cores: Sequence[str] | None = None,
+    ) -> _FacetHit | None:  # fmt: skip
         """How the paper meets the facet through its best alternative (None when it does not).
 
         With ``loose`` (a facet of a question with several), a paper that holds every word of a spelling somewhere
-        in its abstract also meets it, at a lower score: the other facets already say what the paper is about.
+        in its abstract also meets it, at a lower score: the other facets already say what the paper is about; so
+        does one that states a shorter form of it (``cores``: the facet's :meth:`_cores`, looked up here if not
+        given; a caller matching many papers passes them, since each lookup counts phrases in the index).
         """
         text = _text_of(p)
         hit = dense.get(p.paper_id)
@@ -324,7 +331,7 @@ class FacetMatcher:
                 terms = content_stems(group[0])
                 best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
         if best is None and loose:
-            cores = self._cores(facet)
+            cores = self._cores(facet) if cores is None else cores
             for group in facet.groups():
                 forms = [v for s in group for v in variants.get(s, [s])]
                 held = [v for v in forms if holds_words(text, v)]
@@ -348,7 +355,8 @@ class FacetMatcher:
         facets = [self._defined(f, filters) for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
         loose = len(facets) > 1
-        pools = [self._pool(f, filters, within, loose) for f in facets]
+        cores = [self._cores(f) if loose else [] for f in facets]  # (the same for every paper: looked up once)
+        pools = [self._pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
         ids = [pid for pid in (within if within is not None else sorted(pools[0][0])) if pid in pools[0][0]]
         for found, _ in pools[1:]:
             ids = [pid for pid in ids if pid in found]
@@ -366,7 +374,8 @@ class FacetMatcher:
         for pid, p in papers.items():
             if pid not in kept:
                 continue
-            hits = [self.meets(p, f, v, d, loose) for f, (_, d), v in zip(facets, pools, variants_of, strict=False)]
+            hits = [self.meets(p, f, v, d, loose, c)
+                    for f, (_, d), v, c in zip(facets, pools, variants_of, cores, strict=False)]  # fmt: skip
             if any(h is None for h in hits):
                 if near is not None and sum(h is None for h in hits) == 1:
                     near.append(_near_miss(p, facets, pools, hits))

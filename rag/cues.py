@@ -130,6 +130,11 @@ def tokens(text: str) -> list[Tok]:
     return out
 
 
+def is_acronym(token: str) -> bool:
+    """One word with two capitals or more ("LLMs", "NeRF", "GANs", "RL")."""
+    return " " not in token.strip() and sum(c.isupper() for c in token) >= 2
+
+
 def is_name(token: str) -> bool:
     """A coined name ("WaterSIC", "GEM-FI", "GPT-4", "NeRF"): never corrected, and a sign of a factoid question."""
     return bool(_NAME.fullmatch(token)) and len(token) > 2

@@ -28,7 +28,7 @@ from vectorstore.text import (
 )
 from vectorstore.types import ChunkHit, Filters, Paper
 
-from .cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL
+from .cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
 from .index import PaperIndex
 from .settings import AnswerSettings
 from .types import Facet, QueryPlan
@@ -251,7 +251,7 @@ class FacetMatcher:
         acronyms defined for a long form are read from each paper (:func:`spellings`), and a short acronym
         searched on its own would find its other meanings ("CL")."""
         groups = facet.groups()
-        inner = sorted({w for g in groups for s in g if " " in s.strip() for w in s.split() if _acronym(w)})
+        inner = sorted({w for g in groups for s in g if " " in s.strip() for w in s.split() if is_acronym(w)})
         if not inner and not any(_maybe_acronym(s) for g in groups for s in g):
             return facet
         hits = [pid for pid, _ in self.index.phrase_search([*facet.all_spellings(), *inner], DEFINERS, filters)]
@@ -470,15 +470,10 @@ def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]
     return out
 
 
-def _acronym(spelling: str) -> bool:
-    """One word with two capitals or more ("LLMs", "NeRF", "GANs")."""
-    return " " not in spelling.strip() and sum(c.isupper() for c in spelling) >= 2
-
-
 def _maybe_acronym(spelling: str) -> bool:
     """One word that may be an acronym however it is typed: capitals, a digit, or at most six letters ("llms")."""
     word = spelling.strip()
-    return " " not in word and (_acronym(word) or any(c.isdigit() for c in word) or len(word.rstrip("s")) <= 6)
+    return " " not in word and (is_acronym(word) or any(c.isdigit() for c in word) or len(word.rstrip("s")) <= 6)
 
 
 def long_forms(acronyms: list[str], texts: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -493,7 +488,7 @@ def long_forms(acronyms: list[str], texts: list[str]) -> tuple[list[str], dict[s
         seen = set()
         for long, acro in acronym_definitions(text):
             key, key_acro = " ".join(stems(long)), " ".join(stems(acro))
-            if key_acro in keys and key not in keys and _acronym(acro):
+            if key_acro in keys and key not in keys and is_acronym(acro):
                 seen.add(key)
                 shown.setdefault(key, long.lower())
                 written.setdefault(key_acro, acro)

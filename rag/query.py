@@ -44,6 +44,7 @@ from .cues import (
     Tok,
     correct,
     intent_of,
+    is_acronym,
     is_name,
     protect_acronyms,
     stated_filters,
@@ -331,7 +332,7 @@ def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
     """An acronym: two capitals or more (unless the whole question is in capitals), or, typed in lower case, a
     short word the corpus uses that is no English word ("llm", "vit")."""
     if any(c.isupper() for c in word):
-        return not shouted and sum(c.isupper() for c in word) >= 2
+        return not shouted and is_acronym(word)
     low = word.lower()
     core = low[:-1] if low.endswith("s") else low
     return low.isalpha() and 2 <= len(core) <= 5 and core not in english_words() and lexicon.df(low) > 0

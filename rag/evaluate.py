@@ -27,6 +27,7 @@ from vectorstore.errors import InputError
 from vectorstore.pipeline import ingest
 
 from .api import AskPapers
+from .frames import PHRASINGS, fill
 from .metrics import load_jsonl, ndcg_at, prf, recall_at, score_dev
 from .settings import Settings, get_settings
 
@@ -132,15 +133,6 @@ def _read_ids(path: Path) -> list[str]:
     return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-# Ways researchers ask for the papers on a topic X (the canonical form is "Which papers use or study X?"). The
-# metamorphic tests and `askpapers eval --phrasings` ask every topic in each of them.
-PHRASINGS = (
-    "{x}", "{x}?", "papers on {x}", "{x} papers", "show me work on {x}", "any papers about {x}?",
-    "I'm looking for papers that use {x}, thanks!", "list all papers about {x} please", "can you find research on {x}",
-    "got anything on {x}?", "Are there any studies that apply {x}?", "which works deal with {x}",
-    "hi! what papers do you have on {x}", "Find me papers using {x}.", "Which papers use {x}? Thanks", "{lower} pls",
-    "How many papers use {x}?", "Summarise the papers on {x}", "what's new in {x}?",
-)  # fmt: skip
 CANONICAL = re.compile(r"^Which papers use or study (.+?)\?$")
 
 
@@ -172,7 +164,7 @@ def eval_phrasings(
         for item in items:
             m = CANONICAL.match(item["question"])
             assert m is not None
-            question = template.format(x=m.group(1), lower=m.group(1).lower())
+            question = fill(template, m.group(1))
             relevant, unknown = set(item["relevant_ids"]), set(item.get("text_mention_only_ids", []))
             cited = {c.paper_id for c in app.ask(question, mode="extractive").citations}
             _, r, f = prf(cited, relevant, unknown)

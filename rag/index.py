@@ -205,6 +205,9 @@ class PaperIndex:
     def phrase_count(self, phrase: str) -> int:
         return self._lexical_call(lambda index: index.phrase_count(phrase))
 
+    def facet_count(self, facets: list[list[str]]) -> int:
+        return self._lexical_call(lambda index: index.facet_count(facets))
+
     def venues(self) -> list[str]:
         return self._lexical_call(lambda index: index.venues())
 

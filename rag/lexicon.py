@@ -36,6 +36,9 @@ class Lexicon(Protocol):
     def phrase_df(self, phrase: str) -> int:
         """Papers that state the phrase (consecutive words, compared on stems)."""
 
+    def both_df(self, a: str, b: str) -> int:
+        """Papers that state both phrases."""
+
     def family(self, word: str) -> list[str]:
         """The corpus's words that are the same term as ``word`` (itself included when the corpus uses it)."""
 
@@ -128,6 +131,15 @@ class CorpusLexicon:
         n = self._phrases.get(key)
         if n is None:
             n = self.index.phrase_count(key)
+            self._phrases.put(key, n)
+        return n
+
+    def both_df(self, a: str, b: str) -> int:
+        self._fresh()
+        key = " ".join(a.lower().split()) + "\0" + " ".join(b.lower().split())
+        n = self._phrases.get(key)
+        if n is None:
+            n = self.index.facet_count([[a], [b]])
             self._phrases.put(key, n)
         return n
 

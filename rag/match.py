@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from vectorstore.text import (
@@ -264,7 +264,7 @@ class FacetMatcher:
             longs = [f for f in dict.fromkeys(longs) if all(stems(f) != stems(s) for s in group)]
             same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
             out.append(tuple(dict.fromkeys([*longs, *same])))
-        return Facet(facet.alternatives, tuple(out), facet.optional)
+        return replace(facet, spellings=tuple(out))
 
     def _cores(self, facet: Facet) -> list[str]:
         """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rag.evaluate import PHRASINGS
+from rag.frames import PHRASINGS, fill
 
 # the dev list topics of the bundled corpus (as in ../shared/eval/dev_questions.jsonl), and the papers each finds
 TOPICS = [
@@ -36,7 +36,7 @@ def test_the_canonical_questions_find_papers(canonical: dict[str, set[str]]) -> 
 def test_every_phrasing_finds_the_canonical_papers(app: Any, canonical: dict[str, set[str]], template: str) -> None:
     worse = []
     for topic in TOPICS:
-        question = template.format(x=topic, lower=topic.lower())
+        question = fill(template, topic)
         got = _ids(app.ask(question, mode="extractive"))
         want = canonical[topic]
         jaccard = len(got & want) / len(got | want) if got | want else 1.0

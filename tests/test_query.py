@@ -89,6 +89,10 @@ class DocsLexicon:
         needle = " " + " ".join(stem(w) for w in tokens(phrase)) + " "
         return sum(needle in s for s in self.stemmed)
 
+    def both_df(self, a: str, b: str) -> int:
+        na, nb = (" " + " ".join(stem(w) for w in tokens(x)) + " " for x in (a, b))
+        return sum(na in s and nb in s for s in self.stemmed)
+
     def family(self, word: str) -> list[str]:
         return sorted((w for w in self.vocab if same_term(word, w)), key=lambda w: -self.vocab[w])
 

@@ -206,6 +206,15 @@ class LexicalIndex:
             return 0
         return int(conn.execute("SELECT count(*) FROM papers WHERE papers MATCH ?", (expr,)).fetchone()[0])
 
+    def facet_count(self, facets: list[list[str]]) -> int:
+        """How many papers state a phrase of every facet (each facet: any of its phrases)."""
+        parts = [phrase_expression(f) for f in facets]
+        conn = self._conn()
+        if conn is None or not all(parts):
+            return 0
+        expr = " AND ".join(f"({p})" for p in parts)
+        return int(conn.execute("SELECT count(*) FROM papers WHERE papers MATCH ?", (expr,)).fetchone()[0])
+
     def venues(self) -> list[str]:
         """The distinct venues of the indexed papers."""
         conn = self._conn()

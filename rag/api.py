@@ -272,7 +272,7 @@ class AskPapers:
                 "This looks like a follow-up, but there is no earlier question; searching the whole corpus."
             )
         elif q.followup and previous is not None:
-            request.within = previous[:k] if k is not None else previous
+            request.within = previous  # the whole previous set, not only the papers it showed
             if not previous:
                 request.notices.append("The previous answer cited no papers, so there was nothing to narrow down.")
         return request
@@ -293,7 +293,7 @@ class AskPapers:
         request = Request(question, self.read(question), filters=filters, k=k, within=within)
         if self._missing_ids(question):
             return []
-        return [c.paper_id for c in self.parts.answerers["extractive"].answer(request).citations]
+        return self.parts.answerers["extractive"].answer(request).paper_ids
 
     def _missing_ids(self, text: str) -> list[str]:
         """Paper ids the question names that are not in the store."""

@@ -106,6 +106,14 @@ class Answer:
     raw: str = ""  # the model's text exactly as it came (``text`` is it checked: markers renumbered)
     total: int = 0  # papers that match (a list answer cites at most ``k`` of them)
     plan: dict[str, Any] = field(default_factory=dict)  # how the question was read (rag.types.QueryPlan)
+    matched_ids: list[str] = field(default_factory=list)  # every matching paper, best first (cited or not)
+
+    @property
+    def paper_ids(self) -> list[str]:
+        """The ids to pass back with the answer for follow-ups: every matching paper (at most
+        :data:`MAX_PAPER_IDS`), so that "which of those …" narrows the whole set, not the page shown."""
+        cited = [c.paper_id for c in self.citations]
+        return list(dict.fromkeys([*cited, *self.matched_ids]))[:MAX_PAPER_IDS]
 
     @property
     def more(self) -> int:
@@ -134,7 +142,7 @@ class Answer:
             "found": self.found,
             "kind": self.kind,
             "citations": [c.to_dict() for c in self.citations],
-            "paper_ids": [c.paper_id for c in self.citations],  # pass back with the answer for follow-ups
+            "paper_ids": self.paper_ids,  # pass back with the answer for follow-ups: every matching paper
             "notices": self.notices,
             "unsupported": self.unsupported,
             "nearest": [{"paper_id": h.paper_id, "title": h.title, "score": h.score} for h in self.nearest],

@@ -244,7 +244,7 @@ class Handlers:
                     done = [
                         *convo,
                         turn("user", message),
-                        turn("assistant", item.text, [c.paper_id for c in item.citations]),
+                        turn("assistant", item.text, item.paper_ids),
                     ]
                     files = exports_update(self.exports.write(item))
                     yield (chat_view(done), "", notice_md(item), sources_html(item), files, item, done,

@@ -243,7 +243,7 @@ def cmd_chat(args: argparse.Namespace) -> int:
             say(f"error: {e}\n")
             continue
         print()
-        cited = [c.paper_id for c in answer.citations]
+        cited = answer.paper_ids  # every matching paper, so a follow-up narrows the whole set
         history = [
             *past,
             {"role": "user", "content": question},

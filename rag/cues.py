@@ -236,7 +236,8 @@ def intent_of(lows: list[str], words: list[str], names: list[str]) -> tuple[Inte
     used: set[int] = set()
     for cue in COUNT_CUES:
         for i in range(len(lows) - len(cue) + 1):
-            if tuple(lows[i : i + len(cue)]) == cue and (cue != ("number", "of") or "papers" in lows[i:]):
+            # a count of papers, not "how many queries does it take to …" (a fact a paper states)
+            if tuple(lows[i : i + len(cue)]) == cue and (cue == ("count",) or REQUEST_NOUNS & set(lows[i:])):
                 return "count", "", set(range(i, i + len(cue)))
     kind = ""
     for i in range(len(lows) - 1):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Set
 from dataclasses import dataclass, replace
 
 from vectorstore.text import STOPWORDS, one_line, same_term, stems
@@ -51,6 +52,7 @@ from .cues import (
     tokens,
 )
 from .lexicon import Lexicon, english_words
+from .topicality import TOPICAL, topicality
 from .types import Facet, QueryPlan
 
 __all__ = ["REQUEST_WORDS", "Facet", "QueryPlan", "plan", "question_terms", "same_phrase"]
@@ -147,6 +149,24 @@ def _negates_predicate(toks: list[Tok], i: int) -> bool:
     return j >= 0 and toks[j].word and toks[j].low not in REQUEST_WORDS and toks[j].low not in STOPWORDS
 
 
+EXAMPLE_CUES = (
+    ("like",), ("such", "as"), ("including",), ("e", ".", "g"), ("eg",), ("i", ".", "e"), ("for", "example"),
+    ("for", "instance"), ("especially",), ("particularly",),
+)  # fmt: skip
+
+
+def _examples_cue(toks: list[Tok], i: int) -> int:
+    """The number of tokens of a cue that introduces examples of the topic before it ("like", "such as", "e.g."),
+    or 0."""
+    for cue in EXAMPLE_CUES:
+        if all(i + j < len(toks) and toks[i + j].low == w for j, w in enumerate(cue)):
+            n = len(cue)
+            while i + n < len(toks) and toks[i + n].text in ".,:":  # "e.g.," "for example,"
+                n += 1
+            return n
+    return 0
+
+
 def _segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], lexicon: Lexicon) -> list[Item]:
     """Units and the boundaries between them, in question order."""
     out: list[Item] = []
@@ -181,12 +201,20 @@ def _segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], lexicon
             continue
         elif t.text in "()[]":  # brackets around words that are not an acronym set nothing apart
             pass
+        elif (ex := _examples_cue(toks, i)) and (cur is not None or any(isinstance(x, _Unit) for x in out[-2:])):
+            close()  # "efficient fine-tuning like LoRA": the examples are alternatives of the topic before them
+            if out and out[-1] != "or":
+                out.append("or")
+            i += ex
+            continue
         elif low in NOT_WORDS and _negates_predicate(toks, i):
             close()
             out.append("gap")
         elif boundary := _boundary(t, both):
             close()
-            out.append(boundary)
+            # a comma before a new clause ("Hi team, which papers …", "…, I'd love …") joins no alternatives
+            clause = t.text == "," and nxt is not None and nxt.word and (nxt.low in REQUEST_WORDS or "'" in nxt.low)
+            out.append("gap" if boundary == "or" and clause else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)
               and not _glued(low, cur.words, False, lexicon)):  # fmt: skip
             close()
@@ -302,12 +330,37 @@ def _share_heads(group: list[_Unit], lexicon: Lexicon) -> list[_Unit]:
     first = group[0]
     out = [first]
     for u in group[1:]:
-        if len(u.words) == 1 and len(first.words) >= 2:
+        if len(u.words) == 1 and len(first.words) >= 2 and not is_name(u.shown[0]):  # (not "LoRA" of "like LoRA")
             shared = [*first.words[:-1], *u.words]
             if u.words[0] in WORK_HEADS or lexicon.phrase_df(" ".join(shared)) >= 1:
                 u = _Unit(shared, [*first.shown[:-1], *u.shown], u.alias)
         out.append(u)
     return out
+
+
+def _distribute(group: list[_Unit], lexicon: Lexicon) -> list[list[_Unit]]:
+    """Alternatives that share a word of the last one, as the corpus reads them: its head ("large language or
+    vision-language models" is "large language models" or "vision-language models", when the corpus mostly
+    writes "large language" before "models"), or its object ("explain or interpret graph neural networks" is
+    "explain or interpret" and "graph neural networks", when the corpus never states the verb with its object
+    but states the object as a term)."""
+    if len(group) < 2 or any(u.alias for u in group):
+        return [group]
+    last = group[-1]
+    if len(last.words) < 2:
+        return [group]
+    out = []
+    for u in group[:-1]:
+        with_head = [*u.words, last.words[-1]]
+        n = lexicon.phrase_df(" ".join(with_head))
+        if u.words[-1] != last.words[-1] and n > 0 and 2 * n >= lexicon.phrase_df(" ".join(u.words)):
+            u = _Unit(with_head, [*u.shown, last.shown[-1]])
+        out.append(u)
+    obj = last.words[1:]
+    if (all(len(u.words) == 1 for u in out) and lexicon.phrase_df(" ".join(last.words)) == 0
+            and lexicon.phrase_df(" ".join(obj)) >= MIN_TERM_PAPERS):  # fmt: skip
+        return [[*out, _Unit(last.words[:1], last.shown[:1])], [_Unit(obj, last.shown[1:])]]
+    return [[*out, last]]
 
 
 def _split_unattested(unit: _Unit, lexicon: Lexicon) -> list[_Unit]:
@@ -317,15 +370,24 @@ def _split_unattested(unit: _Unit, lexicon: Lexicon) -> list[_Unit]:
         return [unit]
     if any(lexicon.phrase_df(form) > 0 for form in _head_forms(words, lexicon)):
         return [unit]
-    parts: list[_Unit] = []
-    i = 0
-    while i < len(words):
-        for j in range(min(len(words), i + MAX_PHRASE_WORDS), i, -1):
-            if j - i == 1 or lexicon.phrase_df(" ".join(words[i:j])) > 0:
-                parts.append(_Unit(words[i:j], unit.shown[i:j]))
-                i = j
-                break
-    return parts
+    # the longest stated phrases read from the left, and from the right (English phrases end in their head:
+    # "distill | large language models", not "distill large | language models"): the cut with fewer parts, then
+    # the one whose least stated part is stated most
+    cuts = []
+    for from_right in (False, True):
+        spans: list[tuple[int, int]] = []
+        i, j_end = 0, len(words)
+        while (j_end > 0) if from_right else (i < len(words)):
+            for n in range(min(MAX_PHRASE_WORDS, (j_end if from_right else len(words) - i)), 0, -1):
+                a, b = (j_end - n, j_end) if from_right else (i, i + n)
+                if n == 1 or lexicon.phrase_df(" ".join(words[a:b])) > 0:
+                    spans.append((a, b))
+                    i, j_end = b, a
+                    break
+        spans.sort()
+        cuts.append((len(spans), -min(lexicon.phrase_df(" ".join(words[a:b])) for a, b in spans), spans))
+    _, _, best = min(cuts)
+    return [_Unit(words[a:b], unit.shown[a:b]) for a, b in best]
 
 
 def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
@@ -428,8 +490,10 @@ def _parts(parts: list[_Unit], lexicon: Lexicon) -> list[Facet]:
     return [_build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i])) for i, p in enumerate(parts)]
 
 
-def plan(question: str, lexicon: Lexicon) -> QueryPlan:
-    """The plan of one question (already validated and printable)."""
+def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
+    """The plan of one question (already validated and printable). Each facet is weighed by how topical it is
+    (:mod:`rag.topicality`); one that is not only ranks. ``weigh=False`` keeps every facet as read (to train that
+    model)."""
     text = one_line(question)
     toks = tokens(text)
     corrections = correct(toks, lexicon)
@@ -449,13 +513,16 @@ def plan(question: str, lexicon: Lexicon) -> QueryPlan:
     groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
     excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
     facets: list[Facet] = []
-    for group in groups:
+    cut_from: set[int] = set()  # facets cut from one phrase typed as a whole: parts of one topic, kept as read
+    for group in [d for g in groups for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=not any(c.islower() for c in text)):
             facets += [_build(g, lexicon) for g in named]
             continue
         split = [_split_unattested(u, lexicon) for u in group]
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
-            facets += _parts(split[0], lexicon)
+            parts = _parts(split[0], lexicon)
+            cut_from.update(range(len(facets), len(facets) + len(parts)))
+            facets += parts
         else:
             facets.append(_build(group, lexicon))
     # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks
@@ -463,12 +530,29 @@ def plan(question: str, lexicon: Lexicon) -> QueryPlan:
     if facets and all(f.optional for f in facets):  # one facet must hold: the rarest
         rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
         facets[rarest] = replace(facets[rarest], optional=False)
+    if weigh:
+        facets = _weigh(facets, lexicon, cut_from)
     excluded = [_build(g, lexicon) for g in excluded_groups]
     if intent == "factoid":
         facets = []
     return QueryPlan(text=text, searched=searched, intent=intent, followup=followup, facets=facets,
                      excluded=excluded, filters=filters, corrections=corrections, overview=overview,
                      names=names)  # fmt: skip
+
+
+def _weigh(facets: list[Facet], lexicon: Lexicon, kept: Set[int] = frozenset()) -> list[Facet]:
+    """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
+    an optional one stays optional, and a part of one phrase typed as a whole, ``kept``, stays as read: "weather"
+    of "weather forecasting" is a topic word, however common in English)."""
+    if not facets:
+        return facets
+    weights = topicality([f.alternatives[0] for f in facets], lexicon)
+    best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
+    out = []
+    for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
+        demote = w < TOPICAL and i != best and i not in kept
+        out.append(replace(f, weight=w, optional=f.optional or demote))
+    return out
 
 
 def question_terms(plan_: QueryPlan) -> list[str]:
@@ -480,15 +564,16 @@ def core_text(plan_: QueryPlan) -> str:
     """The searched question without what wraps its topic: from the first to the last word of its facets, as
     typed ("Which papers use X, please?" → "X"; a claim keeps its verbs). The words in between stay, as they
     carry meaning for the embedder; when an exclusion sits among them, the facets' words alone are used."""
-    topic = {w for f in plan_.facets for a in f.alternatives for w in _words(a)}
+    facets = [f for f in plan_.facets if f.weight >= TOPICAL] or plan_.facets  # not the words of the request
+    topic = {w for f in facets for a in f.alternatives for w in _words(a)}
     spans = [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(plan_.searched)]
     inside = [i for i, (_, _, w) in enumerate(spans) if w in topic]
     if not inside:
-        return " ".join(a for f in plan_.facets for a in f.alternatives)
+        return " ".join(a for f in facets for a in f.alternatives)
     first, last = inside[0], inside[-1]
     excluded = {w for f in plan_.excluded for a in f.alternatives for w in _words(a)} - topic
     if any(spans[i][2] in excluded or spans[i][2] in NOT_WORDS for i in range(first, last + 1)):
-        return " ".join(a for f in plan_.facets for a in f.alternatives)
+        return " ".join(a for f in facets for a in f.alternatives)
     return plan_.searched[spans[first][0] : spans[last][1]]
 
 

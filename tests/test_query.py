@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from rag.lexicon import closest, english_words
-from rag.query import REQUEST_WORDS, QueryPlan, plan
+from rag.query import REQUEST_WORDS, QueryPlan, core_text, plan
 from vectorstore.text import same_term, stem, stems, tokens
 
 DOCS = [
@@ -110,7 +110,8 @@ LEX = DocsLexicon(DOCS)
 
 
 def read(question: str) -> QueryPlan:
-    return plan(question, LEX)
+    """The question's structure as parsed (facets not yet weighed by topicality: see the tests at the end)."""
+    return plan(question, LEX, weigh=False)
 
 
 def facets(p: QueryPlan) -> list[list[str]]:
@@ -520,3 +521,41 @@ def test_the_searched_core_drops_only_the_wrapping(typed: str, core: str) -> Non
     from rag.query import core_text
 
     assert core_text(read(typed)) == core
+
+
+# -- topicality: the words of a request, a purpose, a judgement or chat only rank; the topic gates -------------------
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [("Has anyone here worked on federated learning?", "federated learning"),
+     ("I need references on the information bottleneck for my thesis", "information bottleneck"),
+     ("Show me the state-of-the-art in graph neural networks", "graph neural networks"),
+     ("whats out there on diffusion models", "diffusion models"),
+     ("Hi team, which papers use diffusion models for a course I'm teaching?", "diffusion models")],
+)  # fmt: skip
+def test_only_the_topic_of_a_framed_question_gates(question: str, topic: str) -> None:
+    weighed = plan(question, LEX)
+    assert [f.alternatives[0].lower() for f in weighed.facets if not f.optional] == [topic]
+    assert all(f.weight < 0.5 for f in weighed.facets if f.optional)
+    # read without weighing, the same question has the frame's words as facets of their own (what used to gate)
+    assert len(read(question).facets) > 1
+
+
+def test_the_search_text_of_a_framed_question_is_its_topic() -> None:
+    assert core_text(plan("Has anyone here worked on federated learning?", LEX)) == "federated learning"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("efficient fine-tuning like LoRA", [["efficient fine-tuning", "lora"]]),  # examples: alternatives of the topic
+     ("graph neural networks such as message passing", [["graph neural networks", "message passing"]]),
+     ("large language or vision-language models", [["large language models", "vision-language models"]]),
+     ("papers that distill large language models", [["distill"], ["large language models"]]),  # head-final cut
+     ("Hi team, which papers use diffusion models?", [["team"], ["diffusion models"]])],  # a clause, not a list
+)  # fmt: skip
+def test_examples_shared_heads_and_clauses_are_read_as_structure(question: str, expected: list[list[str]]) -> None:
+    assert facets(read(question)) == expected
+
+
+def test_how_many_asks_for_a_count_only_of_papers() -> None:
+    assert read("How many papers use federated learning?").intent == "count"
+    assert read("How many queries does it take to learn halfspaces?").intent != "count"

@@ -30,8 +30,21 @@ from vectorstore.types import ChunkHit, Filters, Paper
 
 from .cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
 from .index import PaperIndex
+from .membership import RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
+from .query import core_text
+from .retrieval import FusionRetriever, Query
 from .settings import AnswerSettings
+from .topicality import TOPICAL
 from .types import Facet, QueryPlan
+
+
+@dataclass
+class _Place:
+    rank: int
+    gap: float
+    similarity: float
+    snippet: str
+
 
 _COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
 HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
@@ -55,6 +68,8 @@ class Match:
     phrase: bool  # every facet met by a stated phrase
     similarity: float
     sentences: list[str] = field(default_factory=list)  # one verbatim sentence per facet (fewer if shared)
+    probability: float = 1.0  # that the paper answers the question (rag.membership)
+    strict: bool = True  # meets every required facet by the matcher's rule
 
 
 def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False, within: str = "") -> str:
@@ -193,6 +208,7 @@ class _FacetHit:
     phrase: bool
     similarity: float
     evidence: str
+    loose: bool = False  # met only by its words somewhere, or a shorter form
 
 
 Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
@@ -201,9 +217,14 @@ Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet,
 class FacetMatcher:
     """Every paper that meets every facet of a plan and none of its exclusions, each with verbatim evidence."""
 
-    def __init__(self, index: PaperIndex, rule: AnswerSettings) -> None:
+    def __init__(
+        self, index: PaperIndex, rule: AnswerSettings, retriever: FusionRetriever | None = None,
+        membership: Membership | None = None,
+    ) -> None:  # fmt: skip
         self.index = index
         self.rule = rule
+        self.retriever = retriever
+        self.membership = membership
 
     def _dense(self, facet: Facet, filters: Filters | None, within: list[str] | None) -> dict[str, ChunkHit]:
         """Each paper's most similar chunk to any of the facet's first spellings."""
@@ -339,21 +360,20 @@ class FacetMatcher:
                     held = [c for c in cores if states(text, c)]
                 if held:
                     terms = content_stems(held[0])
-                    return _FacetHit(LOOSE_SCORE + sim, False, sim, best_sentence(p.abstract, terms, within=chunk))
+                    evidence = best_sentence(p.abstract, terms, within=chunk)
+                    return _FacetHit(LOOSE_SCORE + sim, False, sim, evidence, loose=True)
         return best
 
-    def match(
-        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None, near: list[Match] | None = None
-    ) -> list[Match]:
-        """The papers meeting the plan, best first: all of them (the caller shows as many as it wants).
-
-        Optional facets (cut from a phrase the corpus never states) need not hold; a paper that meets one ranks
-        higher, and its sentence for it joins the evidence. Given a ``near`` list, the near misses are added to
-        it, closest first: candidates that meet every facet but one (for which they carry that facet's best
-        sentence), for a judge to look at.
-        """
+    def candidates(
+        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None
+    ) -> tuple[list[CandidateEvidence], dict[str, Paper]]:
+        """Every candidate for the plan's answer set, with its evidence per facet (see :mod:`rag.membership`):
+        the papers in every required facet's pool (all that state a spelling, so counts are complete), the near
+        misses, and the top of the reranked search for the question."""
         facets = [self._defined(f, filters) for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
+        if not facets:
+            return [], {}
         loose = len(facets) > 1
         cores = [self._cores(f) if loose else [] for f in facets]  # (the same for every paper: looked up once)
         pools = [self._pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
@@ -362,35 +382,107 @@ class FacetMatcher:
             ids = [pid for pid in ids if pid in found]
         if len(facets) > 1 and within is None:  # in every pool but one: may meet that one by similarity alone
             ids += self._near(facets, pools, ids)
+        ranked = self._ranked(plan, facets, filters, within)
+        ids += [pid for pid in ranked if pid not in set(ids)]
         papers = self.index.papers(ids)
         if filters is not None and within is not None:
             papers = {pid: p for pid, p in papers.items() if passes(p, filters)}
-        if loose:
-            self._similarities(facets, pools, list(papers))
+        self._similarities(facets, pools, list(papers))
         texts = [p.abstract for p in papers.values()]
         variants_of = [spellings(f.all_spellings(), texts) for f in [*facets, *optional]]
         kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
-        matches = []
+        topic = content_stems(" ".join(f.alternatives[0] for f in facets))
+        out = []
         for pid, p in papers.items():
             if pid not in kept:
                 continue
-            hits = [self.meets(p, f, v, d, loose, c)
-                    for f, (_, d), v, c in zip(facets, pools, variants_of, cores, strict=False)]  # fmt: skip
-            if any(h is None for h in hits):
-                if near is not None and sum(h is None for h in hits) == 1:
-                    near.append(_near_miss(p, facets, pools, hits))
-                continue
-            got = [h for h in hits if h is not None]
-            extra = [self.meets(p, f, v, {}) for f, v in zip(optional, variants_of[len(facets) :], strict=True)]
-            got_extra = [h for h in extra if h is not None]
-            evidence = _in_order(p.abstract, [h.evidence for h in [*got, *got_extra]])
-            score = sum(h.score for h in got) + 0.5 * sum(h.score for h in got_extra)
-            matches.append(Match(p, score, evidence[0], all(h.phrase for h in got), max(h.similarity for h in got),
-                                 evidence))  # fmt: skip
-        matches.sort(key=lambda m: (-m.score, m.paper.title))
+            evs = []
+            score = 0.0
+            for f, (_, dense), v, c in zip(facets, pools, variants_of, cores, strict=False):
+                hit = self.meets(p, f, v, dense, loose, c)
+                sim = dense[pid].similarity if pid in dense else 0.0
+                cov = max(coverage(topic_units(s), p.abstract) for g in f.groups() for s in g[:1])
+                if hit is not None:
+                    score += hit.score
+                    evs.append(FacetEvidence(True, hit.phrase, hit.loose, cov, sim, f.weight, hit.evidence))
+                else:
+                    evs.append(FacetEvidence(False, False, False, cov, sim, f.weight))
+            opt = []
+            for f, v in zip(optional, variants_of[len(facets) :], strict=True):
+                hit = self.meets(p, f, v, {})
+                opt.append(FacetEvidence(hit is not None, bool(hit and hit.phrase), False, 0.0, 0.0, f.weight,
+                                         hit.evidence if hit else ""))  # fmt: skip
+                score += 0.5 * hit.score if hit else 0.0
+            sentences = _in_order(p.abstract, [e.evidence for e in [*evs, *opt] if e.evidence])
+            if not sentences:
+                hit_ = ranked.get(pid)
+                sentences = [best_sentence(p.abstract, topic, within=hit_.snippet if hit_ else "")]
+            r = ranked.get(pid)
+            place = Ranked(r.rank, r.gap, r.similarity) if r else Ranked()
+            out.append(CandidateEvidence(pid, evs, opt, place, score, sentences))
+        return out, papers
+
+    def _ranked(
+        self, plan: QueryPlan, facets: list[Facet], filters: Filters | None, within: list[str] | None
+    ) -> dict[str, _Place]:
+        """The top of the fused, reranked search for the question's topic (the search a user runs)."""
+        if self.retriever is None:
+            return {}
+        query = Query(core_text(plan), tuple(plan.alternatives), tuple(tuple(f.all_spellings()) for f in facets))
+        cands = self.retriever.retrieve(query, filters)
+        if within is not None:
+            keep = set(within)
+            cands = [c for c in cands if c.paper_id in keep]
+        cands = cands[:RANKED]
+        top = cands[0].score if cands else 0.0
+        return {c.paper_id: _Place(i, top - c.score, c.similarity, c.snippet) for i, c in enumerate(cands, 1)}
+
+    def match(
+        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None, near: list[Match] | None = None
+    ) -> list[Match]:
+        """The papers in the plan's answer set, best first: all of them (the caller shows as many as it wants).
+
+        Membership is the learned decision of :mod:`rag.membership` over :meth:`candidates` (without a model,
+        meeting every required facet). Optional facets need not hold; a paper that meets one ranks higher, and its
+        sentence for it joins the evidence. Given a ``near`` list, the closest candidates left out are added to
+        it, most probable first, for a judge to look at.
+        """
+        cands, papers = self.candidates(plan, filters, within)
+        if not cands or self._absent(plan, cands):
+            return []
+        n_strict = sum(all(f.met for f in c.facets) for c in cands)
+        model = self.membership
+        if model is not None:
+            rows = [features(c, n_strict) for c in cands]
+            probs = [p if eligible(r) else 0.0 for p, r in zip(model.probabilities(rows).tolist(), rows, strict=True)]
+            cut = model.cut
+        else:
+            probs = [float(all(f.met for f in c.facets)) for c in cands]
+            cut = 0.5
+        matches: list[Match] = []
+        left: list[Match] = []
+        for c, prob in zip(cands, probs, strict=True):
+            met = [f for f in c.facets if f.met]
+            m = Match(papers[c.paper_id], c.score, c.sentences[0], all(f.phrase for f in c.facets),
+                      max((f.similarity for f in met), default=c.ranked.similarity), c.sentences, round(prob, 4),
+                      len(met) == len(c.facets))  # fmt: skip
+            (matches if prob >= cut else left).append(m)
+        matches.sort(key=lambda m: (-m.probability, -m.score, m.paper.title))
         if near is not None:
-            near.sort(key=lambda m: (-m.similarity, m.paper.title))
+            near += sorted((m for m in left if m.probability >= cut / 2), key=lambda m: (-m.probability, m.paper.title))
         return matches
+
+    def _absent(self, plan: QueryPlan, cands: list[CandidateEvidence]) -> bool:
+        """Whether a topical facet is absent from the corpus: no paper states any of its spellings and no candidate
+        meets it ("quantum computing" in a corpus that never says "quantum"). Then nothing matches, however close
+        the other facets come; a facet the corpus does state but not with the others is relaxed instead."""
+        required = [f for f in plan.facets if not f.optional]
+        for k, facet in enumerate(required):
+            if facet.weight < TOPICAL or any(c.facets[k].met for c in cands if k < len(c.facets)):
+                continue
+            if all(self.index.phrase_count(s) == 0 for s in facet.all_spellings()):
+                return True
+        return False
 
     def _near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:
         """Papers in the pools of all facets but one, whose embedding is close to that facet's text."""
@@ -422,17 +514,6 @@ class FacetMatcher:
             variants = spellings(facet.all_spellings(), texts)
             out |= {p.paper_id for p in papers if self.meets(p, facet, variants, dense) is not None}
         return [p for p in papers if p.paper_id not in out]
-
-
-def _near_miss(p: Paper, facets: list[Facet], pools: list[Pool], hits: list[_FacetHit | None]) -> Match:
-    """A paper that meets every facet but one, with that facet's closest sentence and similarity."""
-    k = next(i for i, h in enumerate(hits) if h is None)
-    hit = pools[k][1].get(p.paper_id)
-    sim = hit.similarity if hit else 0.0
-    missing = best_sentence(p.abstract, content_stems(facets[k].all_spellings()[0]), within=hit.text if hit else "")
-    got = [h for h in hits if h is not None]
-    evidence = _in_order(p.abstract, [*(h.evidence for h in got), missing])
-    return Match(p, sum(h.score for h in got) + sim, missing, False, sim, evidence)
 
 
 def passes(p: Paper, filters: Filters) -> bool:

@@ -22,6 +22,7 @@ from vectorstore.types import Filters, Paper
 from ..groups import cluster, group_count, names
 from ..index import PaperIndex
 from ..match import FacetMatcher, Match, best_sentence, passes
+from ..membership import shipped as shipped_membership
 from ..retrieval import Candidate, FusionRetriever, Query
 from ..settings import AnswerSettings
 from ..types import Answer, Citation, Hit, QueryPlan
@@ -95,7 +96,7 @@ class ExtractiveAnswerer(Answerer):
         self.index = index
         self.retriever = retriever
         self.rule = rule
-        self.matcher = FacetMatcher(index, rule)
+        self.matcher = FacetMatcher(index, rule, retriever, shipped_membership())
 
     def stream(self, request: Request) -> Iterator[str | Answer]:
         answer = self.answer(request)
@@ -156,15 +157,26 @@ class ExtractiveAnswerer(Answerer):
         if plan.intent == "overview":
             text = self.overview(plan, cites, [len(g) for g in groups], len(matches), shown)
         else:
-            text = "\n".join([self.head(plan, len(matches), len(cut), shown, within), "", *_items(cites)])
+            relaxed = not any(m.strict for m in matches)
+            text = "\n".join([self.head(plan, len(matches), len(cut), shown, within, relaxed), "", *_items(cites)])
         return Answer(question=plan.text, text=preface(plan) + text, citations=cites, found=True, kind="list",
-                      total=len(matches), plan=plan.to_dict())  # fmt: skip
+                      total=len(matches), plan=plan.to_dict(),
+                      matched_ids=[m.paper.paper_id for m in matches])  # fmt: skip
 
-    def head(self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None) -> str:
-        """The answer's first line: what was found, and "Showing 2 of 7 papers" when it lists fewer."""
+    def head(
+        self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None, relaxed: bool = False
+    ) -> str:
+        """The answer's first line: what was found, and "Showing 2 of 7 papers" when it lists fewer. ``relaxed``:
+        no paper meets every part of the question as read, and these are the ones that come closest."""
         noun = "paper" if total == 1 else "papers"
         verb = "matches" if total == 1 else "match"
-        if within is not None:
+        if relaxed and plan.facets:
+            head = f"No paper meets all of {shown}; {'this one comes' if total == 1 else f'these {total} come'} closest"
+            if within is not None:
+                head = f"Of the {len(within)} papers in the previous answer, none meets all of {shown}; " + (
+                    "this one comes closest" if total == 1 else f"these {total} come closest"
+                )
+        elif within is not None:
             head = f"Of the {len(within)} papers in the previous answer, {total} {verb}"
             head += f" {shown}" if plan.facets else ""
         elif plan.intent == "count":

@@ -104,7 +104,7 @@ class LLMAnswerer(Answerer):
         matches = self.fallback.matches(request, filters, near)
         if not self.llm.judge or self.llm.judge_max == 0 or not (matches or near):
             return matches, []
-        weak = sorted((m for m in matches if not m.phrase), key=lambda m: m.score)[: self.llm.judge_max // 2]
+        weak = sorted((m for m in matches if not m.phrase), key=lambda m: m.probability)[: self.llm.judge_max // 2]
         close = near[: self.llm.judge_max - len(weak)]
         if not weak and not close:
             return matches, []
@@ -113,7 +113,7 @@ class LLMAnswerer(Answerer):
         kept = [m for m in matches if m.paper.paper_id not in verdict.no]
         added = [replace(m, evidence=verdict.yes[m.paper.paper_id], sentences=[verdict.yes[m.paper.paper_id]])
                  for m in close if m.paper.paper_id in verdict.yes]  # fmt: skip
-        judged = sorted([*kept, *added], key=lambda m: (-m.score, m.paper.title))
+        judged = sorted([*kept, *added], key=lambda m: (-m.probability, -m.score, m.paper.title))
         notes = [
             f"The model judged {len(weak) + len(close)} borderline papers: {len(added)} added, "
             f"{len(matches) - len(kept)} removed (each “yes” checked against a verbatim quote)."
@@ -150,6 +150,7 @@ class LLMAnswerer(Answerer):
             yield self._fall_back(self.fallback.answer(request), why, run, request, meter)
             return
         answer, tail = self._composed(head, run, cut, len(matches), request, [*notes, *self._batch_notes(run)], meter)
+        answer.matched_ids = [m.paper.paper_id for m in matches]
         if tail:
             yield tail  # (so the streamed text is the whole answer)
         yield answer

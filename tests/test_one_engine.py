@@ -1,0 +1,108 @@
+"""One engine decides every answer set: lists, counts and overviews draw their candidates from the reranked search,
+a stray word lowers a score but never empties an answer, and a follow-up narrows the whole previous set, not the
+page shown. On the hand-made corpus of ``tests/test_frames.py``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from rag.rerank import LearnedRanker
+from tests.conftest import make_settings
+from tests.test_frames import _papers
+
+
+@pytest.fixture(scope="module")
+def small_list(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    """The corpus, with answers that list at most 2 papers (as ASKPAPERS_MAX_LIST=2 would)."""
+    from rag.api import AskPapers
+    from vectorstore.pipeline import ingest
+
+    root = tmp_path_factory.mktemp("engine")
+    path = root / "papers.jsonl"
+    path.write_text("\n".join(json.dumps(p) for p in _papers()) + "\n", encoding="utf-8")
+    settings = make_settings(root / "store")
+    ingest([path], settings.store, progress=False, embedder=embedder)
+    settings = settings.model_copy(update={"answer": settings.answer.model_copy(update={"max_list": 2})})
+    return AskPapers(settings, warm=False)
+
+
+def _ids(answer: Any) -> set[str]:
+    return {c.paper_id for c in answer.citations}
+
+
+GNN = {f"t1-{i}" for i in range(5)}
+BANDITS = {f"t3-{i}" for i in range(5)}
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which papers use graph neural networks?", "How many papers use graph neural networks?",
+     "Summarise the papers on graph neural networks"],
+)  # fmt: skip
+def test_set_count_and_overview_answers_call_the_reranker(
+    small_list: Any, monkeypatch: pytest.MonkeyPatch, question: str
+) -> None:
+    calls: list[int] = []
+    real = LearnedRanker.score
+
+    def counted(self: LearnedRanker, features: Any) -> Any:
+        calls.append(len(features))
+        return real(self, features)
+
+    monkeypatch.setattr(LearnedRanker, "score", counted)
+    answer = small_list.ask(question, mode="extractive")
+    assert answer.total == 5 and answer.kind == "list"
+    assert calls and calls[0] >= 5  # the reranker ordered a pool at least as large as the answer set
+
+
+def test_an_answer_carries_every_matching_paper_not_only_the_page(small_list: Any) -> None:
+    answer = small_list.ask("Which papers use graph neural networks?", mode="extractive")
+    assert len(answer.citations) == 2 and answer.total == 5
+    assert set(answer.paper_ids) == GNN
+    assert set(answer.to_dict()["paper_ids"]) == GNN
+
+
+def test_a_follow_up_narrows_the_whole_previous_set(small_list: Any) -> None:
+    first = small_list.ask("Which papers use graph neural networks?", mode="extractive")
+    history = [
+        {"role": "user", "content": "Which papers use graph neural networks?"},
+        {"role": "assistant", "content": first.text, "paper_ids": first.paper_ids},
+    ]
+    answer = small_list.ask("Which of those are about traffic forecasting?", history, mode="extractive")
+    assert answer.text.startswith("Of the 5 papers in the previous answer")
+    assert _ids(answer) == {"t1-2"}
+    # the same with plain-text history (no ids): the earlier question is answered again, whole
+    plain = [history[0], {"role": "assistant", "content": first.text}]
+    again = small_list.ask("Which of those are about traffic forecasting?", plain, mode="extractive")
+    assert again.text.startswith("Of the 5 papers in the previous answer") and _ids(again) == {"t1-2"}
+
+
+@pytest.mark.parametrize("stray", ["worked", "references", "whats out there", "state-of-the-art", "for my thesis"])
+def test_a_stray_word_never_empties_an_answer(small_list: Any, stray: str) -> None:
+    answer = small_list.ask(f"Which papers use contextual bandits, {stray}?", mode="extractive")
+    found = set(answer.paper_ids)
+    assert len(found & BANDITS) >= 4, answer.text
+    assert not {pid for pid in found if pid.startswith("t") and pid not in BANDITS}, answer.text
+
+
+def test_the_shipped_membership_model_weighs_evidence_the_right_way() -> None:
+    from rag.membership import FEATURES, CandidateEvidence, FacetEvidence, Ranked, features, shipped
+
+    model = shipped()
+    assert model is not None and 0.0 < model.cut < 1.0
+
+    def row(met: bool, phrase: bool, rank: int, weight: float = 1.0) -> list[float]:
+        facets = [FacetEvidence(True, True, False, 1.0, 0.7, 1.0), FacetEvidence(met, phrase, False, 1.0 if met else
+                  0.2, 0.7 if met else 0.3, weight)]  # fmt: skip
+        return features(CandidateEvidence("p", facets, [], Ranked(rank, 0.0 if rank else 10.0, 0.6), 1.0), 20)
+
+    assert len(row(True, True, 1)) == len(FEATURES)
+    both, one, one_ranked = model.probabilities([row(True, True, 1), row(False, False, 0), row(False, False, 3)])
+    assert both >= model.cut > one  # a paper stating both facets is in; one missing a topical facet is out
+    assert one_ranked >= one  # the reranker's rank can only help
+    # a facet that is not topical (weight .1) costs less when it is missed than a topical one
+    (light,) = model.probabilities([row(False, False, 3, weight=0.1)])
+    assert light >= one_ranked

@@ -74,6 +74,10 @@ class AnswerSettings(BaseModel):
     support_cosine: float = Field(
         default=0.55, ge=0, le=1, description="Or: cosine of the claim to one sentence of a cited abstract"
     )
+    support_common_zipf: float = Field(
+        default=4.5, ge=0, le=8, description="A generated claim's words at least this frequent in English (wordfreq's "
+        "Zipf scale: 'fraud' 4.4, 'method' 4.8) need not be in the cited abstracts; rarer ones must be"
+    )  # fmt: skip
 
 
 class LLMSettings(BaseModel):

@@ -140,6 +140,11 @@ class UISettings(BaseModel):
         description="Host header values the web app answers, as JSON (default: loopback names when bound to "
         'loopback; ["*"] for any)',
     )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses of reverse proxies whose X-Forwarded-For the web app believes, as JSON (default: none; "
+        "the login back-off then counts the connection's address)",
+    )
     concurrency: int = Field(default=4, ge=1, le=64, description="answers the web app computes at once (others queue)")
     max_upload_mb: int = Field(default=200, ge=1, le=10_000, description="largest file the web app accepts, in MB")
 

@@ -31,7 +31,7 @@ from vectorstore.errors import AskPapersError, QuestionError
 
 from . import corpus_view
 from .exports import Exports, exit_on_sigterm
-from .guard import middleware, uploaded_paths
+from .guard import middleware, trusted_proxies, uploaded_paths
 from .render import answer_html, inline_html, message_html, text_html
 
 EXAMPLES = ["Which papers use information bottleneck?"]  # when the store has too little text for its own
@@ -492,6 +492,7 @@ def launch(
     if block:  # a server on its own: `kill` ends it as Ctrl-C does, its clean-up run
         exit_on_sigterm()
     bind = host or settings.ui.host
+    trusted_proxies(settings.ui.trusted_proxies)  # (read by uvicorn when the server starts)
     return demo.launch(
         server_name=bind,
         server_port=port if port is not None else settings.ui.port,

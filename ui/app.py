@@ -23,7 +23,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from rag.api import AskPapers
+from rag.api import AskPapers, stop_ingests
 from rag.inputs import MAX_K, clean_question, recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
@@ -331,7 +331,8 @@ class Handlers:
         accepted: list[tuple[Path, str]] = []
         try:
             accepted = uploaded_paths(files, gr.utils.get_upload_folder())
-            report = self.app.add_files([p for p, _ in accepted], progress=True)  # tqdm, shown by gr.Progress
+            limits = self.app.settings.ui.upload_limits()  # checked record by record before anything is embedded
+            report = self.app.add_files([p for p, _ in accepted], progress=True, limits=limits)  # (gr.Progress)
         except AskPapersError as e:
             msg = str(e)
             for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
@@ -461,6 +462,8 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             [p.upload_status, p.count, p.papers, p.upload],
             preprocess=False,
             show_progress_on=p.upload_status,
+            concurrency_limit=app.settings.ui.ingest_concurrency,  # uploads queue in order, answers keep running
+            concurrency_id="ingest",
         ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden").then(**redraw)
         plot.click(h.open_point, None, m.abstract)
         demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(**redraw)
@@ -490,7 +493,7 @@ def launch(
     # network. The limit keeps the page and other sessions responsive while a few answers run.
     demo.queue(default_concurrency_limit=settings.ui.concurrency)
     if block:  # a server on its own: `kill` ends it as Ctrl-C does, its clean-up run
-        exit_on_sigterm()
+        exit_on_sigterm(before=stop_ingests)  # an ingest stops at its next batch boundary, nothing half-written
     bind = host or settings.ui.host
     trusted_proxies(settings.ui.trusted_proxies)  # (read by uvicorn when the server starts)
     return demo.launch(

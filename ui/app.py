@@ -12,8 +12,11 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_SSR_MODE", "False")
 
+import atexit
 import html
 import json
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -218,6 +221,8 @@ class Handlers:
     def __init__(self, app: AskPapers, exports: Exports) -> None:
         self.app = app
         self.exports = exports
+        self.upload_dir = gr.utils.get_upload_folder()
+        self.received: set[str] = set()  # the files this app's upload route saved (Gradio's own record of them)
 
     def respond(
         self, message: str, convo: list[dict[str, Any]] | None, mode: str, k: float, venue: str,
@@ -330,7 +335,7 @@ class Handlers:
             return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), None)
         accepted: list[tuple[Path, str]] = []
         try:
-            accepted = uploaded_paths(files, gr.utils.get_upload_folder())
+            accepted = uploaded_paths(files, self.upload_dir, self.received)
             limits = self.app.settings.ui.upload_limits()  # checked record by record before anything is embedded
             report = self.app.add_files([p for p, _ in accepted], progress=True, limits=limits)  # (gr.Progress)
         except AskPapersError as e:
@@ -429,7 +434,11 @@ def _map_tab() -> SimpleNamespace:
 
 def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
     h = Handlers(app, exports or Exports())
+    # export files are served from the app's own folder (rotated: the newest answers' only), never copied into
+    # Gradio's cache, where copies would pile up for an hour
+    gr.set_static_paths([str(h.exports.root)])
     with gr.Blocks(title="askpapers", delete_cache=(3600, 3600)) as demo:
+        h.received = demo.upload_file_set  # (the same set: the upload route adds to it)
         last = gr.State(None)
         convo = gr.State([])
         gr.Markdown("## askpapers\nAsk about the papers in the corpus; every answer cites the abstracts it used.")
@@ -471,6 +480,15 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
     return demo  # type: ignore[no-any-return]
 
 
+def private_upload_folder() -> Path:
+    """Point Gradio's upload and cache folder at a new folder of this process (removed at exit), so files that
+    other processes put in the shared ``<temp>/gradio`` are neither served nor accepted as uploads."""
+    folder = Path(tempfile.mkdtemp(prefix="askpapers-gradio-"))
+    os.environ["GRADIO_TEMP_DIR"] = str(folder)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def theme() -> gr.themes.Base:
     """The default theme with system fonts: nothing is fetched from a font CDN."""
     return gr.themes.Default(
@@ -484,6 +502,7 @@ def launch(
     block: bool = True,
 ) -> Any:  # fmt: skip
     settings = settings or get_settings()
+    private_upload_folder()  # uploads land in a folder of this process, not the shared <temp>/gradio
     app = AskPapers(settings)
     app.index  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
     threading.Thread(target=corpus_view.warm_map, args=(app,), daemon=True, name="askpapers-map").start()

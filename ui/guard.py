@@ -5,8 +5,10 @@
 - **Login back-off.** After a few wrong passwords from one client (its connection's address) or for one user
   name, further attempts are refused with 429 for a time that doubles with every failure (capped), whatever the
   password; failures are forgotten over time (see :class:`LoginThrottle`).
-- **Uploads.** Only files in Gradio's upload folder are read, checked after resolving symlinks and ``..``: a
-  caller naming another path on the server's disk gets an error and nothing is read.
+- **Uploads.** Only files this app's upload route saved are read (Gradio records them), in the app's own upload
+  folder, checked after resolving symlinks and ``..``: a caller naming another path on the server's disk, or a
+  file another process put in the shared ``<temp>/gradio``, gets an error and nothing is read. An API call whose
+  data holds a file without a local path (a ``url``) is refused before Gradio reads it, so nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -154,8 +157,8 @@ def _keys(client: str, user: str | None) -> list[tuple[str, str]]:
     return [("client", client)] + ([("user", user)] if user is not None else [])
 
 
-async def _read_body(receive: Any) -> bytes | None:
-    """The request body, or None when it is longer than :data:`MAX_LOGIN_BODY`."""
+async def _read_body(receive: Any, most: int = MAX_LOGIN_BODY) -> bytes | None:
+    """The request body, or None when it is longer than ``most`` bytes."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -164,7 +167,7 @@ async def _read_body(receive: Any) -> bytes | None:
             break
         chunk = message.get("body", b"")
         size += len(chunk)
-        if size > MAX_LOGIN_BODY:
+        if size > most:
             return None
         chunks.append(chunk)
         if not message.get("more_body", False):
@@ -207,6 +210,58 @@ async def _respond(send: Any, status: int, obj: dict[str, Any], headers: Sequenc
     await send({"type": "http.response.body", "body": body})
 
 
+MAX_EVENT_BODY = 4_000_000  # bytes of one API call's JSON (a question, its history and filters are far smaller)
+_EVENT_PATH = re.compile(r"/gradio_api/(?:queue/join|call(?:/v2)?/[^/]+|run/[^/]+|api/[^/]+)/?$")
+_URL_LIKE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def remote_file(value: Any, depth: int = 0) -> str | None:
+    """Why ``value`` (an API call's data) holds a file that is not a local upload, or None: a FileData dict
+    (one with a ``path``, or marked ``gradio.FileData``) whose path is missing, not text, or a URL."""
+    if depth > 32:
+        return "the data is nested too deeply"
+    if isinstance(value, list):
+        return next((why for v in value if (why := remote_file(v, depth + 1))), None)
+    if not isinstance(value, dict):
+        return None
+    meta = value.get("meta")
+    if "path" in value or (isinstance(meta, dict) and meta.get("_type") == "gradio.FileData"):
+        path = value.get("path")
+        if not isinstance(path, str) or not path:
+            return "a file must be uploaded to this app first (this one has no local path)"
+        if _URL_LIKE.match(path):
+            return "a file must be uploaded to this app first (a URL is never fetched)"
+        return None
+    return next((why for v in value.values() if (why := remote_file(v, depth + 1))), None)
+
+
+class FileDataGuard:
+    """ASGI middleware: an API call whose data holds a file without a local upload path (``{"path": null, "url":
+    …}``, or a URL as the path) is refused with 400 before Gradio reads it, so Gradio never downloads anything."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        path = str(scope.get("path", ""))
+        if scope.get("type") != "http" or scope.get("method") != "POST" or not _EVENT_PATH.search(path):
+            await self.app(scope, receive, send)
+            return
+        body = await _read_body(receive, MAX_EVENT_BODY)
+        if body is None:
+            await _respond(send, 413, {"detail": f"An API call's data is at most {MAX_EVENT_BODY:,} bytes."})
+            return
+        try:
+            data = json.loads(body)
+        except ValueError:
+            data = None  # not JSON: Gradio answers it
+        why = remote_file(data.get("data") if isinstance(data, dict) else None)
+        if why:
+            await _respond(send, 400, {"detail": why, "error": why})
+            return
+        await self.app(scope, _replay(body), send)
+
+
 def trusted_proxies(names: Iterable[str]) -> None:
     """Tell uvicorn which proxies' ``X-Forwarded-For`` to believe: only ``names`` (none by default). Uvicorn
     otherwise trusts 127.0.0.1, so any local client could claim a new address on every login try."""
@@ -221,18 +276,21 @@ def middleware(host: str, allowed_hosts: Iterable[str] | None = None) -> list[An
     hosts = list(allowed_hosts or [])
     if not hosts and is_loopback(host):
         hosts = list(LOOPBACK_NAMES)
-    out = [Middleware(LoginThrottle)]
+    out = [Middleware(LoginThrottle), Middleware(FileDataGuard)]
     if hosts and "*" not in hosts:
         out.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
     return out
 
 
-def uploaded_paths(files: Any, upload_dir: str | os.PathLike[str]) -> list[tuple[Path, str]]:
+def uploaded_paths(
+    files: Any, upload_dir: str | os.PathLike[str], received: Collection[str] | None = None
+) -> list[tuple[Path, str]]:
     """The local paths of files Gradio received as uploads, from the raw event payload.
 
     ``files`` is what the browser or an API caller sent (a FileData dict, a list of them, or path strings).
-    Each path must resolve, after symlinks and ``..``, to a regular file inside ``upload_dir``. Returns each
-    resolved path with the name the user gave the file.
+    Each path must be one that this app's upload route saved (``received``: Gradio records them), and resolve,
+    after symlinks and ``..``, to a regular file inside ``upload_dir``. Returns each resolved path with the name
+    the user gave the file.
     """
     root = Path(upload_dir).resolve()
     items = files if isinstance(files, list) else [files]
@@ -249,7 +307,7 @@ def uploaded_paths(files: Any, upload_dir: str | os.PathLike[str]) -> list[tuple
             real = Path(raw).resolve(strict=True)
         except (OSError, RuntimeError):
             raise InputError(f"{name}: not a file uploaded to this app") from None
-        if not real.is_relative_to(root) or not real.is_file():
+        if not real.is_relative_to(root) or not real.is_file() or (received is not None and str(raw) not in received):
             raise InputError(f"{name}: not a file uploaded to this app; upload it with the Add button")
         out.append((real, name))
     return out

@@ -373,7 +373,7 @@ def check_upload(paths: Iterable[str | os.PathLike[str]], limits: UploadLimits) 
 
     The files are read one record at a time and nothing is kept: the size is checked before reading, and the
     records are counted to the end (for the message) without building papers. Raises :class:`InputError` with
-    the number found and the limit.
+    the number found and the limit, or for the first malformed record, as ingest would.
     """
     files = expand_paths(paths)
     size = sum(f.stat().st_size for f in files)  # (UTF-8: the decoded text has at most as many bytes)
@@ -383,7 +383,7 @@ def check_upload(paths: Iterable[str | os.PathLike[str]], limits: UploadLimits) 
     records = 0
     short = ""  # the first record whose abstract is too short to be worth a paper
     for f in files:
-        for lineno, rec in records_of(f, skip_bad=True):
+        for lineno, rec in records_of(f):  # (a malformed record is reported as ingest would report it)
             records += 1
             if rec is None or short or records > limits.max_papers:
                 continue

@@ -21,7 +21,9 @@ import numpy as np
 from vectorstore.embed import get_embedder
 from vectorstore.embed_export import embed_to_jsonl
 from vectorstore.errors import QuestionError, StoreError
+from vectorstore.parse import UploadLimits, check_upload
 from vectorstore.pipeline import ingest
+from vectorstore.pipeline import stop_ingests as _stop_ingests
 from vectorstore.text import content_stems
 from vectorstore.types import Filters, IngestReport, Paper
 
@@ -150,9 +152,15 @@ class AskPapers:
             return self._map_cache[1]
 
     def add_files(
-        self, paths: Sequence[str | Path], *, skip_bad: bool = False, progress: bool | None = None
-    ) -> IngestReport:
-        """Ingest files into this store; the new papers are searchable at once (the bundled corpus is not added)."""
+        self, paths: Sequence[str | Path], *, skip_bad: bool = False, progress: bool | None = None,
+        limits: UploadLimits | None = None,
+    ) -> IngestReport:  # fmt: skip
+        """Ingest files into this store; the new papers are searchable at once (the bundled corpus is not added).
+
+        With ``limits`` (the web app's uploads), the files are checked against them, one record at a time, before
+        anything is parsed into papers or embedded."""
+        if limits is not None:
+            check_upload(paths, limits)
         parts = self._parts
         embedder = parts.index.embedder if parts else get_embedder(self.settings.embedder.threads)
         titler = llm_titler(self.settings.llm) if self.settings.llm.configured else None
@@ -373,6 +381,11 @@ def search(
 def papers(settings: Settings | None = None) -> list[Paper]:
     """Every paper in the store, by title."""
     return default_app(settings).papers()
+
+
+def stop_ingests(timeout: float = 120.0) -> bool:
+    """Stop this process's ingests at their next batch boundary (for SIGTERM); True when none is left running."""
+    return _stop_ingests(timeout)
 
 
 def add_files(

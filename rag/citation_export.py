@@ -9,6 +9,8 @@
   ``\\textbraceleft{}`` / ``\\textbraceright{}``. ``author`` holds the authors (joined by ``and``), ``url`` the
   paper's own page (never a code link), ``note`` the code links and the askpapers id. Keys
   (first author's surname, year, first title word, a hash of the id) are stable per paper and unique within a file.
+- **All three:** terminal escape sequences, control characters and bidi overrides are dropped from every field
+  (as the CLI drops them, :func:`vectorstore.text.printable`), so ``cat`` on a file in a terminal runs nothing.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import hashlib
 import io
 import re
 import unicodedata
+from dataclasses import replace
 
-from vectorstore.text import STOPWORDS, tokens
+from vectorstore.text import STOPWORDS, printable, tokens
 
 from .types import Answer, Citation
 
@@ -32,7 +35,21 @@ def md_inert(text: str) -> str:
     return _MD_ACTIVE.sub(r"\\\1", text)
 
 
+def _line(text: str) -> str:
+    return printable(text, newlines=False)
+
+
+def inert_answer(answer: Answer) -> Answer:
+    """A copy of ``answer`` whose exported text has no escape sequence, control character or bidi override."""
+    cites = [replace(c, title=_line(c.title), evidence=printable(c.evidence), abstract=printable(c.abstract),
+                     venue=_line(c.venue), url=_line(c.url), code_urls=[_line(u) for u in c.code_urls],
+                     paper_id=_line(c.paper_id), authors=[_line(a) for a in c.authors])
+             for c in answer.citations]  # fmt: skip
+    return replace(answer, question=_line(answer.question), text=printable(answer.text), citations=cites)
+
+
 def to_markdown(answer: Answer) -> str:
+    answer = inert_answer(answer)
     lines = [f"# {md_inert(answer.question)}", "", md_inert(answer.text), "", "## Cited papers", ""]
     for c in answer.citations:
         venue = f" — {md_inert(c.venue)}" if c.venue else ""
@@ -56,6 +73,7 @@ def csv_cell(value: object) -> str:
 
 
 def to_csv(answer: Answer) -> str:
+    answer = inert_answer(answer)
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["n", "paper_id", "title", "authors", "venue", "year", "score", "evidence", "url", "code_urls",
@@ -116,6 +134,7 @@ def bib_names(authors: list[str]) -> str:
 
 
 def to_bibtex(answer: Answer) -> str:
+    answer = inert_answer(answer)
     entries = []
     used: set[str] = set()
     for c in answer.citations:

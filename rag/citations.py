@@ -3,7 +3,13 @@
 - markers whose number is not in the context are removed (and reported);
 - the remaining markers are renumbered in order of first use, and ``citations`` lists exactly those papers;
 - each citation's evidence is the sentence of that abstract closest to the claims that cite it (verbatim);
-- answer sentences that cite nothing, or whose cited abstracts do not support them, are flagged.
+- answer sentences that cite nothing, or whose cited abstracts do not support them, are flagged. Support needs
+  the claim's words to overlap one sentence of a cited abstract (or its embedding to be close to one), *and*, for
+  an English answer, the claim's own words to be in the cited papers: a word of the sentence that is not in the
+  question, not common English (``wordfreq``'s Zipf frequency below ``support_common_zipf``) and not one of the
+  words summaries use to report on papers (:data:`REPORTING`), and that no cited paper's title, authors, venue or
+  abstract holds (as a stem), makes the sentence unsupported: "… were all retracted for fraud [2]" is flagged
+  however much of the rest of it the abstract holds.
 """
 
 from __future__ import annotations
@@ -11,17 +17,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
 from vectorstore.embed import Embedder
-from vectorstore.text import content_stems, sentence_spans, sentences, stems
+from vectorstore.text import STOPWORDS, content_stems, sentence_spans, sentences, stem, stems, tokens
 from vectorstore.types import Paper
 
 from .settings import AnswerSettings
 from .types import Citation
 
-MARKER = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")  # any size: "[9999]" is removed and reported too
 MIN_CLAIM_WORDS = 4  # shorter sentences ("See [1].") are not claims to check
 
 
@@ -53,9 +60,16 @@ def _claims(text: str) -> list[str]:
 
 
 # A marker with the blanks before it, so one that is dropped takes its space along ("images [7]." -> "images.").
-_SPACED_MARKER = re.compile(r"(?<![ \t])([ \t]*)\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+_SPACED_MARKER = re.compile(r"(?<![ \t])([ \t]*)\[(\d+(?:\s*[,;]\s*\d+)*)\]")
 _NUMBER_SEP = re.compile(r"(?<!\s)\s*[,;]\s*")
 _CITED = re.compile(r"\[(\d+)\]")
+
+
+LONGEST_NUMBER = 18  # digits; a longer marker number is reported as 10**18 (it is out of range either way)
+
+
+def _number(digits: str) -> int:
+    return int(digits) if len(digits) <= LONGEST_NUMBER else 10**LONGEST_NUMBER
 
 
 def _strip_markers(sentence: str) -> str:
@@ -72,7 +86,7 @@ def renumber(text: str, valid: int, keep: bool = False) -> tuple[str, list[int],
     removed: list[int] = []
     for m in MARKER.finditer(text):
         for part in _NUMBER_SEP.split(m.group(1)):
-            n = int(part)
+            n = _number(part)
             if 1 <= n <= valid:
                 if n not in order:
                     order.append(n)
@@ -81,7 +95,7 @@ def renumber(text: str, valid: int, keep: bool = False) -> tuple[str, list[int],
     new_of = {old: old if keep else i for i, old in enumerate(order, start=1)}
 
     def repl(m: re.Match[str]) -> str:
-        kept = [new_of[int(p)] for p in _NUMBER_SEP.split(m.group(2)) if int(p) in new_of]
+        kept = [new_of[_number(p)] for p in _NUMBER_SEP.split(m.group(2)) if _number(p) in new_of]
         return m.group(1) + "".join(f"[{n}]" for n in kept) if kept else ""
 
     return _SPACED_MARKER.sub(repl, text), order, removed
@@ -117,6 +131,47 @@ def count_markup(text: str) -> int:
         n += tok.type in ("image", "html_inline", "html_block")
         stack.extend(tok.children or [])
     return n
+
+
+# Words summaries use to report on papers ("X proposes / leverages / outperforms …"), whatever the abstract says:
+# they need not be in it. Compared as stems. Every other rare word of a claim must be in a cited paper.
+_REPORTING_WORDS = """
+    propose introduce present leverage utilize utilise employ apply adopt achieve attain improve outperform surpass
+    demonstrate show address tackle focus explore investigate examine study analyze analyse evaluate assess
+    report describe provide offer highlight develop design aim consider discuss suggest find obtain yield reduce
+    increase enhance extend incorporate integrate combine enable allow rely build establish formulate
+    additionally furthermore moreover specifically notably overall similarly likewise whereas respectively
+    particularly namely typically respective various several another approach approaches framework technique
+    methodology paradigm strategy setting settings variant variants aspect aspects context contexts
+"""
+REPORTING = frozenset(stem(w) for w in _REPORTING_WORDS.split())
+
+
+_JOINERS = re.compile(r"(?<=\w)[*_-]+(?=\w)")
+
+
+@lru_cache(maxsize=50_000)
+def _common(word: str, zipf: float) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= zipf
+
+
+def novel_words(claim: str, question: str, cited: Sequence[Paper], common_zipf: float) -> list[str]:
+    """Words of ``claim`` that no cited paper holds, and that neither the question, common English nor the words
+    of a summary (:data:`REPORTING`) explain: each is something the claim adds (see the module text)."""
+    have = set(stems(question)) | REPORTING
+    for p in cited:
+        text = " ".join([p.title, p.abstract, p.venue, *p.authors])
+        # words split by emphasis ("**Sym**metric") or a hyphen ("multi-modal") count whole as well
+        have.update(stems(text), stems(_JOINERS.sub("", text)))
+    out: list[str] = []
+    for word in tokens(claim):
+        if word in STOPWORDS or not word.isalpha() or len(word) < 3 or stem(word) in have:
+            continue
+        if not _common(word, common_zipf) and word not in out:
+            out.append(word)
+    return out
 
 
 class _Support:
@@ -162,10 +217,15 @@ def check(
     embedder: Embedder | None,
     rule: AnswerSettings | None = None,
     keep_numbers: bool = False,
+    question: str = "",
+    english: bool = True,
 ) -> Checked:
     """The answer's citations checked against its context papers (see the module text). With ``keep_numbers``
     (a map-reduce answer, numbered over all the matching papers) valid markers keep their numbers, and
-    ``citations`` lists the cited papers under those numbers, in number order."""
+    ``citations`` lists the cited papers under those numbers, in number order. ``question`` (every wording of it)
+    holds words a claim may use without a cited paper holding them; the claims' own words are checked only in an
+    ``english`` answer (common-English frequencies are English ones)."""
+    rule = rule or AnswerSettings()
     markup = count_markup(answer_text)
     text, order, removed = renumber(inert(answer_text), len(context), keep_numbers)
     if keep_numbers:
@@ -174,7 +234,7 @@ def check(
     claims = _claims(text)
     cites_of = [[int(n) for n in _CITED.findall(c)] for c in claims]  # the citation numbers of each claim
     plain = [_strip_markers(c) for c in claims]
-    support = _Support(plain, cited, embedder, rule or AnswerSettings())
+    support = _Support(plain, cited, embedder, rule)
     numbers = order if keep_numbers else list(range(1, len(cited) + 1))
     citations: list[Citation] = []
     for n, cp in zip(numbers, cited, strict=True):
@@ -184,12 +244,15 @@ def check(
         sents = support.sentences[pid]
         citations.append(Citation.from_paper(n, cp.paper, sents[best_sent] if sents else cp.paper.abstract, cp.score))
     by_number = {c.n: c for c in citations}
+    paper_of = {n: cp.paper for n, cp in zip(numbers, cited, strict=True)}
     unsupported: list[str] = []
     if citations:
         for ci, claim in enumerate(plain):
             if len(content_stems(claim)) < MIN_CLAIM_WORDS or claim.endswith(":"):
                 continue
             nums = [n for n in cites_of[ci] if n in by_number]
-            if not nums or max(support.best(ci, by_number[n].paper_id)[0] for n in nums) < 1.0:
+            weak = not nums or max(support.best(ci, by_number[n].paper_id)[0] for n in nums) < 1.0
+            common = rule.support_common_zipf
+            if weak or (english and novel_words(claim, question, [paper_of[n] for n in nums], common)):
                 unsupported.append(claim)
     return Checked(text=text, citations=citations, removed=removed, unsupported=unsupported, markup=markup)

@@ -22,6 +22,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from vectorstore.config import EmbedderSettings, StoreSettings
 from vectorstore.errors import ConfigError
+from vectorstore.parse import UploadLimits
 
 
 class RetrievalSettings(BaseModel):
@@ -74,6 +75,10 @@ class AnswerSettings(BaseModel):
     support_cosine: float = Field(
         default=0.55, ge=0, le=1, description="Or: cosine of the claim to one sentence of a cited abstract"
     )
+    support_common_zipf: float = Field(
+        default=4.5, ge=0, le=8, description="A generated claim's words at least this frequent in English (wordfreq's "
+        "Zipf scale: 'fraud' 4.4, 'method' 4.8) need not be in the cited abstracts; rarer ones must be"
+    )  # fmt: skip
 
 
 class LLMSettings(BaseModel):
@@ -136,8 +141,26 @@ class UISettings(BaseModel):
         description="Host header values the web app answers, as JSON (default: loopback names when bound to "
         'loopback; ["*"] for any)',
     )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="addresses of reverse proxies whose X-Forwarded-For the web app believes, as JSON (default: none; "
+        "the login back-off then counts the connection's address)",
+    )
     concurrency: int = Field(default=4, ge=1, le=64, description="answers the web app computes at once (others queue)")
     max_upload_mb: int = Field(default=200, ge=1, le=10_000, description="largest file the web app accepts, in MB")
+    upload_max_papers: int = Field(
+        default=20_000, ge=1, le=10_000_000, description="records one upload to the web app may hold (more: use "
+        "`askpapers ingest`)"
+    )  # fmt: skip
+    upload_max_text_mb: float = Field(
+        default=50.0, gt=0, le=10_000, description="text one upload to the web app may hold after decoding, in MB"
+    )
+    upload_min_abstract: int = Field(
+        default=20, ge=1, le=10_000, description="fewest characters of an abstract in an upload to the web app"
+    )
+    ingest_concurrency: int = Field(
+        default=1, ge=1, le=16, description="uploads the web app ingests at once (others wait their turn, in order)"
+    )
 
     @field_validator("auth")
     @classmethod
@@ -145,6 +168,10 @@ class UISettings(BaseModel):
         if v is not None:
             _parse_auth(v.get_secret_value())  # raises with a message that never shows the secret
         return v
+
+    def upload_limits(self) -> UploadLimits:
+        return UploadLimits(max_papers=self.upload_max_papers, max_bytes=int(self.upload_max_text_mb * 1e6),
+                            min_abstract=self.upload_min_abstract)  # fmt: skip
 
     def credentials(self) -> list[tuple[str, str]] | None:
         """The ``(user, password)`` pairs of ``ASKPAPERS_AUTH``, or None when no login is required."""

@@ -13,6 +13,7 @@ from markdown_it import MarkdownIt
 
 from rag.citation_export import bib_value, csv_cell, md_inert, to_bibtex, to_csv, to_markdown
 from rag.types import Answer, Citation
+from vectorstore.text import printable
 
 EXFIL = "http://127.0.0.1:9/x.png"
 HOSTILE_TITLES = [
@@ -61,7 +62,8 @@ def test_csv_reads_back_and_no_cell_is_a_formula() -> None:
     titles = [r[header.index("title")] for r in body]
     for original, cell in zip(HOSTILE_TITLES, titles, strict=True):
         assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
-        assert cell in (original, "'" + original)  # intact, with the quote only where it was needed
+        shown = printable(original, newlines=False)  # (a carriage return in a title is a control: a space)
+        assert cell in (shown, "'" + shown)  # intact, with the quote only where it was needed
     assert csv_cell("plain") == "plain" and csv_cell("=1+1") == "'=1+1"
 
 
@@ -231,3 +233,46 @@ def test_bibtex_of_49_icml_2024_papers_reads_back_with_unique_keys(tmp_path: Pat
     for c, e in zip(cites, entries, strict=True):
         assert " ".join(_unbrace(e["abstract"]).split()) == " ".join(c.abstract.split())
         assert e["booktitle"] == c.venue and e["year"] == str(c.year)
+
+
+# Issue 23, item 2: terminal escapes in a title, an author or an abstract never reach an export file, where ``cat``
+# would run them (OSC 52 clipboard write, clear screen, window title, bell, the one-byte C1 CSI, a bidi override).
+ESCAPES = ["\x1b]52;c;ZXZpbA==\x07", "\x1b[2J", "\x1b]0;pwned\x07", "\x07", "\x9b31m", "\u202e"]
+
+
+def _hostile_answer() -> Answer:
+    joined = "".join(ESCAPES)
+    c = citation(1, f"Title{joined} end", abstract=f"Abstract{joined} text.")
+    c.authors = [f"Ada{joined} Lovelace", "Bob Smith"]
+    c.venue = f"ICML{ESCAPES[2]} 2024"
+    return Answer(question=f"Which{ESCAPES[0]} papers?", text=f"Found{ESCAPES[1]} papers [1].", citations=[c],
+                  found=True)  # fmt: skip
+
+
+def _assert_no_escapes(text: str) -> None:
+    for bad in ("\x1b", "\x07", "\x9b", "\u202e"):
+        assert bad not in text, repr(bad)
+    assert "ZXZpbA==" not in text and "pwned" not in text  # the sequences go whole, not just their first byte
+    assert "31m" not in text and "[2J" not in text
+
+
+def test_csv_export_drops_escape_and_bidi_characters() -> None:
+    text = to_csv(_hostile_answer())
+    _assert_no_escapes(text)
+    (row,) = csv.DictReader(io.StringIO(text))
+    assert row["title"] == "Title end" and row["abstract"] == "Abstract text."
+    assert row["authors"] == "Ada Lovelace; Bob Smith"
+
+
+def test_bibtex_export_drops_escape_and_bidi_characters() -> None:
+    text = to_bibtex(_hostile_answer())
+    _assert_no_escapes(text)
+    assert "title = {Title end}" in text and "author = {Ada Lovelace and Bob Smith}" in text
+    assert "abstract = {Abstract text.}" in text
+
+
+def test_markdown_export_drops_escape_and_bidi_characters() -> None:
+    text = to_markdown(_hostile_answer())
+    _assert_no_escapes(text)
+    assert "**Title end**" in text and "Ada Lovelace, Bob Smith" in text and "> Abstract text." in text
+    assert text.startswith("# Which papers?") and "Found papers \\[1\\]." in text

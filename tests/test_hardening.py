@@ -230,8 +230,10 @@ def test_login_back_off_several_users_and_the_host_check(corpus_settings: Any) -
         assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
         t = time.monotonic()
         codes = [login("ada", f"guess{i}").status_code for i in range(100)]
-        # each failure doubles the wait (1 s, 2 s, 4 s …): 100 quick guesses get at most a few checked
-        assert codes.count(429) >= 97 and set(codes) <= {400, 429}, codes
+        # each failure doubles the wait (1 s, 2 s, 4 s …): 100 quick guesses get at most a few checked (about
+        # log2 of the seconds they take: 4 or 5 at 0.2 s a try on a busy machine; tests/test_login_throttle.py
+        # checks the back-off exactly, with its own clock)
+        assert codes.count(429) >= 94 and set(codes) <= {400, 429}, codes
         assert time.monotonic() - t < 60
         wait = login("ada", "lovelace")
         assert wait.status_code == 429

@@ -293,3 +293,26 @@ def test_cli_llm_failure_never_shows_the_key(tmp_path, fake, corpus_settings) ->
     assert "Checked answer" not in proc.stdout, "the streamed text is the answer: not printed twice"
     assert re.search(r"LLM \(gpt-4.1-mini\) · 6 cited · \d+ requests · [\d,]+ tokens in", proc.stdout), proc.stdout
     assert KEY not in proc.stdout + proc.stderr
+
+
+def test_invented_claims_and_a_large_marker_are_caught(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
+    """Issue 23, item 3: a claim whose own words no cited abstract holds is flagged, however much of the rest of it
+    the abstract holds, and a marker out of range is removed and reported whatever its size."""
+    app = llm_app(corpus_settings, fake)
+    fake.on(
+        "answer",
+        Reply(
+            cites(
+                "GCIB denoises auxiliary behavior graphs with an information bottleneck {GCIB}. "
+                "The information bottleneck papers were all retracted for fraud {GCIB}. "
+                "SymSpectra shows representations leak private data of every user and should be banned {SymSpectra}. "
+                "Another paper does too [9999]."
+            )
+        ),
+    )
+    _, answer = stream(app, IB)
+    flagged = " ".join(answer.unsupported)
+    assert "retracted for fraud" in flagged and "should be banned" in flagged
+    assert "denoises" not in flagged, "a claim in the abstract's words stays supported"
+    assert answer.removed_markers == [9999] and "[9999]" not in answer.text
+    assert any("[9999]" in n for n in answer.notices)

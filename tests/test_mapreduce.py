@@ -95,7 +95,7 @@ def notes_citing_all(body: dict[str, Any]) -> str:
 def merged_answer(body: dict[str, Any]) -> str:
     """A reduce reply: one claim citing every number in the notes."""
     seen = sorted({int(n) for n in re.findall(r"\[(\d+)\]", system_of(body).split("Merge the notes")[1])})
-    return "**Merging checkpoints.** These papers merge fine-tuned checkpoints " + "".join(f"[{n}]" for n in seen) + "."
+    return "**Merging checkpoints.** These papers merge model checkpoints " + "".join(f"[{n}]" for n in seen) + "."
 
 
 def stream(app: AskPapers, question: str, **kw: Any) -> tuple[list[Any], Answer]:
@@ -286,3 +286,40 @@ def test_the_judge_can_be_turned_off(judged: Settings, fake: FakeOpenAI) -> None
     fake.default("answer", Reply("Two papers apply conformal prediction to time series [1][2]."))
     answer = llm_app(judged, fake, judge=False).ask(CONFORMAL)
     assert not fake.of("judge") and len(answer.citations) == 3
+
+
+@pytest.fixture(scope="module")
+def fifty(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Settings:
+    """A 50-paper store: the 38 bundled abstracts, the judge's five and seven on model merging."""
+    from tests.conftest import CORPUS
+    from vectorstore.pipeline import ingest
+
+    tmp = tmp_path_factory.mktemp("fifty")
+    extra = tmp / "extra.jsonl"
+    extra.write_text("".join(json.dumps(r) + "\n" for r in [*JUDGED, *merging_records()[:7]]), encoding="utf-8")
+    settings: Settings = make_settings(tmp / "store")
+    assert ingest([CORPUS, extra], settings.store, progress=False, embedder=embedder).total_papers == 50
+    return settings
+
+
+def test_the_judge_is_asked_and_its_quotes_checked_on_a_50_paper_store(fifty: Settings, fake: FakeOpenAI) -> None:
+    """Issue 23, item 3: a two-facet question on a 50-paper store really sends a judge request; a "yes" with a
+    quote that is not in the abstract adds nothing, one with a verbatim quote adds the paper with that sentence as
+    its evidence. The judge sees only borderline papers (matched without every facet's phrase, or missing one facet
+    with an embedding close to it): a question whose matches all state both phrases sends no judge request."""
+    fake.default("answer", Reply("Two papers apply conformal prediction to time series [1][2]."))
+    fake.on("judge", Reply(verdicts(**{"Quantile forecasts": ("yes", "We use conformal prediction for time series.")})))
+    fabricated = llm_app(fifty, fake).ask(CONFORMAL)
+    judge = fake.of("judge")
+    assert len(judge) == 1 and "Quantile forecasts" in system_of(judge[0])
+    assert "quantile" not in {c.paper_id for c in fabricated.citations} and "0 added" in " ".join(fabricated.notices)
+    fake.reset()
+    fake.quiet_steps()
+    fake.default("answer", Reply("Two papers apply conformal prediction to time series [1][2]."))
+    fake.on("judge", Reply(verdicts(**{"Quantile forecasts": ("yes", "we also compare with conformal methods")})))
+    real = llm_app(fifty, fake).ask(CONFORMAL)
+    assert len(fake.of("judge")) == 1
+    cite = next(c for c in real.citations if c.paper_id == "quantile")
+    assert (
+        "conformal methods" in cite.evidence and cite.evidence in cite.abstract and "1 added" in " ".join(real.notices)
+    )

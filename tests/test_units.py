@@ -110,3 +110,53 @@ def test_recent_keeps_the_most_recently_used_values() -> None:
     assert (cache.get("a"), cache.get("b"), cache.get("c")) == (0, None, 3)
     cache.clear()
     assert cache.get("a") is None
+
+
+# -- issue 23, item 3: invented claims and markers of any size --------------------------------------------------------
+IB = Paper(
+    "ib",
+    "Graph information bottleneck",
+    "We apply the information bottleneck to graph representations of user behavior. The bottleneck keeps the "
+    "information relevant to the label and drops the rest. Experiments on five benchmarks show gains in accuracy.",
+)
+IB_QUESTION = "Which papers use information bottleneck?"
+
+
+def test_every_marker_outside_the_context_is_removed_and_reported_whatever_its_size() -> None:
+    context = [ContextPaper(1, A, 0.5), ContextPaper(2, B, 0.4)]
+    text = "Alpha nets compress images [1][9999]. Beta flows model time series [2][0][42][12345678901234567890123]."
+    checked = check(text, context, None)
+    assert checked.removed == [9999, 0, 42, 10**18]
+    assert checked.text == "Alpha nets compress images [1]. Beta flows model time series [2]."
+    new, order, removed = renumber("See [3, 99999] and [1].", 3)
+    assert new == "See [1] and [2]." and order == [3, 1] and removed == [99999]
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "The information bottleneck papers were all retracted for fraud [1].",
+        "The graph information bottleneck shows representations leak private data of every user and should be "
+        "banned [1].",
+    ],
+)
+def test_a_claim_whose_own_words_no_cited_abstract_holds_is_unsupported(claim: str) -> None:
+    good = "The paper applies the information bottleneck to graph representations of user behavior [1]."
+    checked = check(f"{good} {claim}", [ContextPaper(1, IB, 0.5)], None, question=IB_QUESTION)
+    assert checked.unsupported == [claim.removesuffix(" [1].") + "."]
+    assert [c.paper_id for c in checked.citations] == ["ib"]
+
+
+def test_a_claim_in_the_papers_words_or_common_words_stays_supported() -> None:
+    text = (
+        "The graph information bottleneck keeps the information relevant to the label [1]. "
+        "It proposes to drop the rest and reports gains in accuracy on five benchmarks [1]. "
+        "Notably, this approach leverages the information bottleneck for graph representations [1]."
+    )
+    checked = check(text, [ContextPaper(1, IB, 0.5)], None, question=IB_QUESTION)
+    assert checked.unsupported == []
+
+
+def test_a_claims_words_are_checked_only_in_an_english_answer() -> None:
+    claim = "The information bottleneck papers were all retracted for fraud [1]."
+    assert check(claim, [ContextPaper(1, IB, 0.5)], None, question=IB_QUESTION, english=False).unsupported == []

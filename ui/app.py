@@ -12,8 +12,11 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")  # before gradio is i
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("GRADIO_SSR_MODE", "False")
 
+import atexit
 import html
 import json
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +26,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from rag.api import AskPapers
+from rag.api import AskPapers, stop_ingests
 from rag.inputs import MAX_K, clean_question, recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
@@ -31,7 +34,7 @@ from vectorstore.errors import AskPapersError, QuestionError
 
 from . import corpus_view
 from .exports import Exports, exit_on_sigterm
-from .guard import middleware, uploaded_paths
+from .guard import middleware, trusted_proxies, uploaded_paths
 from .render import answer_html, inline_html, message_html, text_html
 
 EXAMPLES = ["Which papers use information bottleneck?"]  # when the store has too little text for its own
@@ -218,6 +221,8 @@ class Handlers:
     def __init__(self, app: AskPapers, exports: Exports) -> None:
         self.app = app
         self.exports = exports
+        self.upload_dir = gr.utils.get_upload_folder()
+        self.received: set[str] = set()  # the files this app's upload route saved (Gradio's own record of them)
 
     def respond(
         self, message: str, convo: list[dict[str, Any]] | None, mode: str, k: float, venue: str,
@@ -330,8 +335,9 @@ class Handlers:
             return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), None)
         accepted: list[tuple[Path, str]] = []
         try:
-            accepted = uploaded_paths(files, gr.utils.get_upload_folder())
-            report = self.app.add_files([p for p, _ in accepted], progress=True)  # tqdm, shown by gr.Progress
+            accepted = uploaded_paths(files, self.upload_dir, self.received)
+            limits = self.app.settings.ui.upload_limits()  # checked record by record before anything is embedded
+            report = self.app.add_files([p for p, _ in accepted], progress=True, limits=limits)  # (gr.Progress)
         except AskPapersError as e:
             msg = str(e)
             for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
@@ -428,7 +434,11 @@ def _map_tab() -> SimpleNamespace:
 
 def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
     h = Handlers(app, exports or Exports())
+    # export files are served from the app's own folder (rotated: the newest answers' only), never copied into
+    # Gradio's cache, where copies would pile up for an hour
+    gr.set_static_paths([str(h.exports.root)])
     with gr.Blocks(title="askpapers", delete_cache=(3600, 3600)) as demo:
+        h.received = demo.upload_file_set  # (the same set: the upload route adds to it)
         last = gr.State(None)
         convo = gr.State([])
         gr.Markdown("## askpapers\nAsk about the papers in the corpus; every answer cites the abstracts it used.")
@@ -461,11 +471,22 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             [p.upload_status, p.count, p.papers, p.upload],
             preprocess=False,
             show_progress_on=p.upload_status,
+            concurrency_limit=app.settings.ui.ingest_concurrency,  # uploads queue in order, answers keep running
+            concurrency_id="ingest",
         ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden").then(**redraw)
         plot.click(h.open_point, None, m.abstract)
         demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(**redraw)
         gr.api(h.api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
+
+
+def private_upload_folder() -> Path:
+    """Point Gradio's upload and cache folder at a new folder of this process (removed at exit), so files that
+    other processes put in the shared ``<temp>/gradio`` are neither served nor accepted as uploads."""
+    folder = Path(tempfile.mkdtemp(prefix="askpapers-gradio-"))
+    os.environ["GRADIO_TEMP_DIR"] = str(folder)
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 def theme() -> gr.themes.Base:
@@ -481,6 +502,7 @@ def launch(
     block: bool = True,
 ) -> Any:  # fmt: skip
     settings = settings or get_settings()
+    private_upload_folder()  # uploads land in a folder of this process, not the shared <temp>/gradio
     app = AskPapers(settings)
     app.index  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
     threading.Thread(target=corpus_view.warm_map, args=(app,), daemon=True, name="askpapers-map").start()
@@ -490,8 +512,9 @@ def launch(
     # network. The limit keeps the page and other sessions responsive while a few answers run.
     demo.queue(default_concurrency_limit=settings.ui.concurrency)
     if block:  # a server on its own: `kill` ends it as Ctrl-C does, its clean-up run
-        exit_on_sigterm()
+        exit_on_sigterm(before=stop_ingests)  # an ingest stops at its next batch boundary, nothing half-written
     bind = host or settings.ui.host
+    trusted_proxies(settings.ui.trusted_proxies)  # (read by uvicorn when the server starts)
     return demo.launch(
         server_name=bind,
         server_port=port if port is not None else settings.ui.port,

@@ -21,6 +21,7 @@ import stat
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import IO
@@ -138,15 +139,18 @@ class Exports:
             self._owner = None
 
 
-def exit_on_sigterm() -> None:
+def exit_on_sigterm(before: Callable[[], object] | None = None) -> None:
     """SIGTERM (``kill``, a service manager, a test) ends the process as a normal exit, so that atexit clean-up runs
-    (the export folder goes); only from the main thread, and only where SIGTERM still has its default action."""
+    (the export folder goes); only from the main thread, and only where SIGTERM still has its default action.
+    ``before`` runs first (the web app stops its ingests at their next batch boundary)."""
     if threading.current_thread() is not threading.main_thread():
         return
     if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
         return
 
     def stop(signum: int, frame: FrameType | None) -> None:
+        if before is not None:
+            before()
         sys.exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)

@@ -329,11 +329,19 @@ def to_paper(rec: dict[str, Any], where: str, source: str) -> Paper | None:
 def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None = None) -> tuple[list[Paper], int]:
     """Papers in one file, and how many records were skipped (no abstract, or bad with skip_bad)."""
     messages = messages if messages is not None else []
+    return _papers(path, records_of(path, skip_bad, messages), messages, skip_bad)
+
+
+def records_of(
+    path: Path, skip_bad: bool = False, messages: list[str] | None = None
+) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """The records of one file, one at a time (with their line numbers)."""
+    messages = messages if messages is not None else []
     suffix = path.suffix.lower()
     records: Iterable[tuple[int, dict[str, Any] | None]]
     if suffix == ".jsonl":  # read line by line: embedded corpora are large
-        records = parse_jsonl(path, read_lines(path), skip_bad, messages)
-        return _papers(path, records, messages, skip_bad)
+        yield from parse_jsonl(path, read_lines(path), skip_bad, messages)
+        return
     if suffix not in (".json", ".csv", ".txt", ""):
         raise InputError(f"{path}: unsupported file type '{suffix}' (use .txt, .jsonl, .json or .csv)")
     text = read_text(path)
@@ -345,7 +353,50 @@ def parse_file(path: Path, *, skip_bad: bool = False, messages: list[str] | None
         records = parse_csv(path, text)
     else:
         records = parse_txt(path, text)
-    return _papers(path, records, messages, skip_bad)
+    yield from records
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """What one upload to the web app may hold (``askpapers ingest`` has no such limits)."""
+
+    max_papers: int = 20_000  # records in all its files
+    max_bytes: int = 50_000_000  # text, after decoding
+    min_abstract: int = 20  # characters: a shorter abstract is not a paper worth embedding
+
+
+BULK = "use `askpapers ingest` for bulk loads"
+
+
+def check_upload(paths: Iterable[str | os.PathLike[str]], limits: UploadLimits) -> int:
+    """Check an upload against ``limits`` before anything is embedded; return its records.
+
+    The files are read one record at a time and nothing is kept: the size is checked before reading, and the
+    records are counted to the end (for the message) without building papers. Raises :class:`InputError` with
+    the number found and the limit, or for the first malformed record, as ingest would.
+    """
+    files = expand_paths(paths)
+    size = sum(f.stat().st_size for f in files)  # (UTF-8: the decoded text has at most as many bytes)
+    if size > limits.max_bytes:
+        raise InputError(f"this upload holds {size / 1e6:,.1f} MB of text; the limit per upload is "
+                         f"{limits.max_bytes / 1e6:,.1f} MB — {BULK}")  # fmt: skip
+    records = 0
+    short = ""  # the first record whose abstract is too short to be worth a paper
+    for f in files:
+        for lineno, rec in records_of(f):  # (a malformed record is reported as ingest would report it)
+            records += 1
+            if rec is None or short or records > limits.max_papers:
+                continue
+            abstract = rec.get("abstract") or rec.get("text") or ""
+            if isinstance(abstract, str) and abstract.strip() and len(one_line(abstract)) < limits.min_abstract:
+                short = (f"{f}:{lineno}: the abstract has {len(one_line(abstract))} characters; an upload needs at "
+                         f"least {limits.min_abstract} per abstract (remove or complete such records)")  # fmt: skip
+    if records > limits.max_papers:
+        what = "this file has" if len(files) == 1 else "these files have"
+        raise InputError(f"{what} {records:,} records; the limit per upload is {limits.max_papers:,} — {BULK}")
+    if short:
+        raise InputError(short)
+    return records
 
 
 def _papers(

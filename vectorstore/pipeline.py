@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -45,6 +46,37 @@ def ingest_lock(settings: StoreSettings, wait: bool = True) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+class _Running:
+    """The ingests running in this process, and the request to stop them (SIGTERM: see :func:`stop_ingests`)."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.count = 0
+        self.changed = threading.Condition()
+
+    @contextmanager
+    def one(self) -> Iterator[None]:
+        with self.changed:
+            self.count += 1
+        try:
+            yield
+        finally:
+            with self.changed:
+                self.count -= 1
+                self.changed.notify_all()
+
+
+RUNNING = _Running()
+
+
+def stop_ingests(timeout: float = 120.0) -> bool:
+    """Ask every ingest of this process to stop at its next batch boundary (the batch being embedded is committed
+    whole first), and wait for them; True when none is left running. Later ingests are refused."""
+    RUNNING.stop.set()
+    with RUNNING.changed:
+        return RUNNING.changed.wait_for(lambda: RUNNING.count == 0, timeout=timeout)
 
 
 EMBED_SLICE = 32  # fewest texts embedded between two progress reports (the embedder runs them in batches of 8)
@@ -241,6 +273,9 @@ def _write(
 
     try:
         for start in range(0, len(todo), settings.batch_size):
+            if RUNNING.stop.is_set():
+                raise StoreError(f"the server is shutting down: {start} of {len(todo)} new or changed papers were "
+                                 "stored, in whole batches; add the file again to store the rest")  # fmt: skip
             batch = todo[start : start + settings.batch_size]
             written = embed_batch(batch, embedder, settings, given, embedded)
             # one commit per batch: a killed ingest resumes after the last committed batch
@@ -278,7 +313,7 @@ def ingest(
     parsed = parse_paths(paths, skip_bad=skip_bad)
     report = IngestReport(skipped=parsed.skipped, files=parsed.files, messages=list(parsed.messages))
     embedder = embedder or get_embedder()
-    with ingest_lock(settings):
+    with RUNNING.one(), ingest_lock(settings):
         store = Store(settings, embedder.embedder_id, embedder.dim)
         existing = store.stored()
         todo = _to_write(parsed.papers, existing, report, titler)

@@ -149,7 +149,8 @@ class LLMAnswerer(Answerer):
             why = "the model's answer stopped part-way" if run.text.strip() else "the model returned an empty answer"
             yield self._fall_back(self.fallback.answer(request), why, run, request, meter)
             return
-        answer, tail = self._composed(head, run, cut, len(matches), request, [*notes, *self._batch_notes(run)], meter)
+        notes = [*notes, *self._batch_notes(run)]
+        answer, tail = self._composed(head, run, cut, len(matches), request, notes, meter, language)
         answer.matched_ids = [m.paper.paper_id for m in matches]
         if tail:
             yield tail  # (so the streamed text is the whole answer)
@@ -170,12 +171,13 @@ class LLMAnswerer(Answerer):
 
     def _composed(
         self, head: str, run: Generation, cut: list[Match], total: int, request: Request, notes: list[str],
-        meter: Meter,
+        meter: Meter, language: str,
     ) -> tuple[Answer, str]:  # fmt: skip
         """The checked synthesis (numbers kept), the papers it does not cite (also returned, to be streamed), and
         every paper as a citation."""
         context = [ContextPaper(n, m.paper, m.score) for n, m in enumerate(cut, 1)]
-        checked = check(run.text, context, self.index.embedder, self.rule, keep_numbers=True)
+        checked = check(run.text, context, self.index.embedder, self.rule, keep_numbers=True,
+                        question=_asked(request), english=is_english(language))  # fmt: skip
         cited = {c.n for c in checked.citations}
         rest = [f"[{cp.n}] *{md(cp.paper.title)}*" for cp in context if cp.n not in cited]
         tail = ""
@@ -209,7 +211,8 @@ class LLMAnswerer(Answerer):
         elif not run.finished:
             yield self._fall_back(extractive, "the model's answer stopped part-way", run, request, meter)
         else:
-            checked = check(run.text, context, self.index.embedder, self.rule)
+            checked = check(run.text, context, self.index.embedder, self.rule, question=_asked(request),
+                            english=is_english(language))  # fmt: skip
             answer = Answer(
                 question=request.question, text=checked.text, citations=checked.citations, mode="llm",
                 found=bool(checked.citations), kind="factoid", notices=[*request.notices, *_check_notes(checked)],
@@ -248,6 +251,17 @@ class LLMAnswerer(Answerer):
         answer.cost_usd = meter.cost(self.llm)
         answer.latency_s = time.perf_counter() - request.started if request.started else 0.0
         return answer
+
+
+def is_english(language: str) -> bool:
+    """Whether the condense step's answer language is English (only then are a claim's own words checked)."""
+    lang = language.strip().lower()
+    return lang in ("english", "en") or lang.startswith(("english ", "en-", "english("))
+
+
+def _asked(request: Request) -> str:
+    """Every wording of the question: words a claim may use without a cited paper holding them."""
+    return f"{request.question} {request.plan.searched} {request.plan.topic}"
 
 
 def _check_notes(checked: Checked) -> list[str]:

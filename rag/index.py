@@ -22,6 +22,7 @@ import numpy as np
 
 from vectorstore.config import StoreSettings
 from vectorstore.embed import Embedder
+from vectorstore.features import DocText
 from vectorstore.lexical import LexicalIndex, sync_lexical
 from vectorstore.store import Store, read_only_snapshot, where_clause
 from vectorstore.types import ChunkHit, Filters, Paper
@@ -191,6 +192,10 @@ class PaperIndex:
     def all_words_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers holding every content word of one of the phrases anywhere, best BM25 first."""
         return self._lexical_call(lambda index: index.all_words_search(phrases, n, filters))
+
+    def doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
+        """The reranker's per-paper text data, as the BM25 index stored it when the papers were indexed."""
+        return self._lexical_call(lambda index: index.doc_texts(ids))
 
     # -- the vocabulary (for reading questions) ------------------------------------------------------------------
     def word_df(self, words: Sequence[str]) -> dict[str, int]:

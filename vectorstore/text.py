@@ -210,14 +210,14 @@ def same_term(a: str, b: str) -> bool:
     )
 
 
-_JOIN_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
+JOIN_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
 
 
 def phrase_forms(text: str) -> set[str]:
     """Space-padded stem strings of ``text``: hyphenated compounds both split and joined."""
     low = text.lower()
     forms = {" " + " ".join(stems(low)) + " "}
-    joined = _JOIN_HYPHEN.sub("", low)
+    joined = JOIN_HYPHEN.sub("", low)
     if joined != low:
         forms.add(" " + " ".join(stems(joined)) + " ")
     return {f for f in forms if f.strip()}

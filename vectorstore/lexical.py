@@ -247,8 +247,13 @@ class LexicalIndex:
         return sorted(str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v)
 
     def size(self) -> int:
+        """Papers in the index: the count its last build or update recorded (one row read; ``count(*)`` of an FTS5
+        table reads every row)."""
         conn = self._conn()
-        return 0 if conn is None else int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
+        if conn is None:
+            return 0
+        row = conn.execute("SELECT value FROM meta WHERE key = 'count'").fetchone()
+        return int(row[0]) if row is not None else int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
 
     def search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words."""

@@ -274,6 +274,22 @@ def test_a_failing_warm_up_is_not_fatal(app: AskPapers, corpus_settings: Setting
     assert_same_pools(pools(retriever, app), pools(app.parts.retriever, app))
 
 
+def test_questions_do_not_wait_for_a_warm_up_that_covers_part_of_the_store(
+    corpus_settings: Settings, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past :data:`WARM` papers the warm-up covers a fraction of the store: questions then do not wait for it
+    (they read their own papers' data); up to it they do."""
+    from rag import rerank
+
+    ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
+    ranker.warm_in_background(wait=True).join(60)
+    assert ranker._warming is not None  # 38 papers: all covered, worth waiting for
+    monkeypatch.setattr(rerank, "WARM", 10)
+    ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
+    ranker.warm_in_background(wait=True).join(60)
+    assert ranker._warming is None
+
+
 def test_no_warm_up_without_the_learned_ranker(corpus_settings: Settings) -> None:
     rrf_app = AskPapers(corpus_settings.model_copy(update={"retrieval": RetrievalSettings(ranker="rrf")}))
     assert rrf_app.search("information bottleneck", 3)

@@ -381,9 +381,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             kept[f"{args.first_time}-{size}"] = first_time(size, args.first_time)
             FIRST_RESULTS.write_text(json.dumps(kept, indent=1))
         # (the section of its own in the report: the other rows' results may be kept on another machine)
+        # (and the notes under it, from its first "### " heading on, are kept)
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        head = old.split("\n## First-time questions")[0].rstrip("\n")
-        args.out.write_text(head + "\n" + "\n".join(first_time_report(kept)) + "\n", encoding="utf-8")
+        head, _, section = old.partition("\n## First-time questions")
+        notes = section[section.find("\n### ") :] if "\n### " in section else ""
+        text = head.rstrip("\n") + "\n" + "\n".join(first_time_report(kept)) + "\n" + notes
+        args.out.write_text(text, encoding="utf-8")
         log(f"wrote {args.out}")
         return 0
     for size in [] if args.report else args.sizes:

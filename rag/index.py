@@ -22,6 +22,7 @@ import numpy as np
 
 from vectorstore.config import StoreSettings
 from vectorstore.embed import Embedder
+from vectorstore.features import DocText
 from vectorstore.lexical import LexicalIndex, sync_lexical
 from vectorstore.store import Store, read_only_snapshot, where_clause
 from vectorstore.types import ChunkHit, Filters, Paper
@@ -32,6 +33,7 @@ log = logging.getLogger("askpapers")
 T = TypeVar("T")
 PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
 QUERY_CACHE = 64  # query embeddings kept (1.5 KB each)
+STATS_CACHE = 20_000  # corpus statistics kept per store revision (word and phrase counts: a few dozen bytes each)
 PRELOAD_BATCH = 500  # papers whose vectors one request of a warm-up reads
 CHUNKS_PER_PAPER = 50  # most chunks one abstract can have (a 2,000,000-character abstract has more; rare)
 
@@ -69,6 +71,9 @@ class PaperIndex:
         self._paper_vectors: dict[str, np.ndarray] = {}  # paper embeddings, likewise
         self._chunk_texts: dict[str, str] = {}  # chunk texts by chunk id, likewise
         self._queries: Recent[np.ndarray] = Recent(QUERY_CACHE)  # recent query embeddings (several parts embed one)
+        # corpus statistics (paper count, word and phrase counts, venues), kept until the store changes: the planner,
+        # the matcher and the reranker ask for the same ones, within a question and across questions
+        self._stats: Recent[object] = Recent(STATS_CACHE)
         self._pinned = threading.local()
 
     # -- freshness ---------------------------------------------------------------------------------------
@@ -87,6 +92,7 @@ class PaperIndex:
                 self._chunk_vectors.clear()
                 self._paper_vectors.clear()
                 self._chunk_texts.clear()
+                self._stats.clear()
                 self._papers_key = key
             return self._lexical
 
@@ -192,28 +198,58 @@ class PaperIndex:
         """Papers holding every content word of one of the phrases anywhere, best BM25 first."""
         return self._lexical_call(lambda index: index.all_words_search(phrases, n, filters))
 
+    def doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
+        """The reranker's per-paper text data, as the BM25 index stored it when the papers were indexed."""
+        return self._lexical_call(lambda index: index.doc_texts(ids))
+
     # -- the vocabulary (for reading questions) ------------------------------------------------------------------
+    def _stat(self, key: str, compute: Callable[[LexicalIndex], T]) -> T:
+        """A corpus statistic, computed once per store revision."""
+        self.refresh()  # (a changed store empties the cache first)
+        key = f"{self.seen_revision}\0{key}"  # (and a value computed as it changed is never read at the next one)
+        found = self._stats.get(key)
+        if found is None:
+            found = self._lexical_call(compute)
+            self._stats.put(key, found)
+        return found  # type: ignore[return-value]
+
     def word_df(self, words: Sequence[str]) -> dict[str, int]:
-        return self._lexical_call(lambda index: index.word_df(words))
+        """The document frequency of each word the corpus uses (words it never uses are left out); one query for
+        those not counted yet at this revision."""
+        self.refresh()
+        prefix = f"{self.seen_revision}\0df\0"
+        wanted = list(dict.fromkeys(words))
+        known = {w: self._stats.get(prefix + w) for w in wanted}
+        missing = [w for w, n in known.items() if n is None]
+        if missing:
+            found = self._lexical_call(lambda index: index.word_df(missing))
+            for w in missing:
+                known[w] = found.get(w, 0)
+                self._stats.put(prefix + w, known[w])
+        return {w: n for w, n in known.items() if n}  # type: ignore[misc]
 
     def words_with_stems(self, stems: Sequence[str]) -> list[tuple[str, int]]:
-        return self._lexical_call(lambda index: index.words_with_stems(stems))
+        key = "stems\0" + "\0".join(sorted(set(stems)))
+        return self._stat(key, lambda index: index.words_with_stems(stems))
 
     def vocabulary(self, min_df: int = 1) -> list[tuple[str, int]]:
         return self._lexical_call(lambda index: index.vocabulary(min_df))
 
     def phrase_count(self, phrase: str) -> int:
-        return self._lexical_call(lambda index: index.phrase_count(phrase))
+        """Papers stating the phrase (an FTS5 count, not a list of ids)."""
+        return self._stat("phrase\0" + phrase, lambda index: index.phrase_count(phrase))
 
     def facet_count(self, facets: list[list[str]]) -> int:
-        return self._lexical_call(lambda index: index.facet_count(facets))
+        """Papers stating a phrase of every facet (an FTS5 count)."""
+        key = "facets\0" + "\1".join("\0".join(f) for f in facets)
+        return self._stat(key, lambda index: index.facet_count(facets))
 
     def venues(self) -> list[str]:
-        return self._lexical_call(lambda index: index.venues())
+        return self._stat("venues", lambda index: index.venues())
 
     def size(self) -> int:
-        """Papers in the BM25 index (the store's count, without a request to Chroma)."""
-        return self._lexical_call(lambda index: index.size())
+        """Papers in the BM25 index (the store's count, without a request to Chroma; once per revision)."""
+        return self._stat("size", lambda index: index.size())
 
     # -- records -----------------------------------------------------------------------------------------
     def papers(self, ids: Sequence[str]) -> dict[str, Paper]:

@@ -8,10 +8,12 @@ Chroma query, one FTS5 scan restricted to the pool's rows, the pool's chunk vect
 a 100-tree model, evaluated with numpy (:class:`Forest`; LightGBM itself is needed only to train it). Papers
 outside the pool keep their fused order after it. ``ASKPAPERS_RANKER=rrf`` turns it off.
 
-What a paper's features need (its text data, :class:`DocText`, its record and vectors) is built once per store
-revision: when the app opens the store, a background warm-up (:meth:`LearnedRanker.warm`) builds it for up to
-:data:`WARM` papers in one go, and questions that come meanwhile wait for it; other papers are built lazily, the
-same way, by the first question that needs them.
+What a paper's text features need (its stems, sentences, phrase forms and acronyms: :class:`DocText`) is derived
+once, when the paper enters the BM25 index (:mod:`vectorstore.features`), and read from there: the query path
+never tokenises or stems a paper. Its record and vectors are read from Chroma once per store revision: when the
+app opens the store, a background warm-up (:meth:`LearnedRanker.warm`) reads them for up to :data:`WARM` papers in
+one go, and questions that come meanwhile wait for it; other papers are read lazily by the first question that
+needs them.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vectorstore.text import _JOIN_HYPHEN as _JOIN_HYPHEN  # phrase_forms()'s own pattern (see _forms)
-from vectorstore.text import STOPWORDS, acronym_definitions, content_stems, phrase_forms, sentence_spans, stem, stems
+from vectorstore.features import DocText
+from vectorstore.text import STOPWORDS, content_stems, phrase_forms, stem
 from vectorstore.text import tokens as word_tokens
 from vectorstore.types import Filters
 
@@ -60,6 +62,7 @@ FEATURES = [
     # the query
     "q_n_terms", "q_idf_sum", "q_max_bm25", "q_max_cos", "q_has_phrases",
 ]  # fmt: skip
+EMPTY_DOC = DocText("", "")  # the text data of a paper the BM25 index does not hold
 N_TEXT = 13  # the text features, in order, from text_features()
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
 
@@ -67,42 +70,6 @@ _ALNUM = re.compile(r"[A-Za-z0-9]+")
 def model_path() -> Path:
     """The shipped model file (package data)."""
     return Path(str(resources.files("rag") / "ranker" / "reranker.txt"))
-
-
-class DocText:
-    """What the text features need from one paper, computed once per paper."""
-
-    __slots__ = ("acro", "all_stems", "forms", "n_tok", "sent_stems", "title_forms", "title_stems", "upper")
-
-    def __init__(self, title: str, abstract: str) -> None:
-        # Each word is tokenised and stemmed once. The abstract's words are its sentences' words, in order
-        # (sentences are separated by blanks only, and lower-casing does not look across blanks), and the words of
-        # "title. abstract" are the title's then the abstract's: the phrase forms reuse them.
-        sentences = [list(map(stem, word_tokens(abstract[s:e]))) for s, e in sentence_spans(abstract)]
-        words = [w for sentence in sentences for w in sentence]
-        self.sent_stems = [frozenset(sentence) for sentence in sentences]
-        title_words = list(map(stem, word_tokens(title))) if title else []
-        self.title_stems = frozenset(title_words)
-        if title:
-            self.sent_stems.append(self.title_stems)
-        self.all_stems: frozenset[str] = frozenset().union(*self.sent_stems) if self.sent_stems else frozenset()
-        # phrase forms (as phrase_forms() makes them) joined by NUL: one substring test per n-gram
-        self.forms = _forms(f"{title}. {abstract}" if title else abstract, title_words + words)
-        self.title_forms = _forms(title, title_words) if title else ""
-        self.acro = [(" " + " ".join(stems(lf)) + " ", a.lower()) for lf, a in acronym_definitions(abstract)]
-        self.n_tok = len(words)
-        self.upper = abstract.upper()
-
-
-def _forms(text: str, words: list[str]) -> str:
-    """``"\\0".join(phrase_forms(text))``, given the stems of ``text``'s words."""
-    forms = {" " + " ".join(words) + " "}
-    if "-" in text or "\u2010" in text or "\u2011" in text:  # (what phrase_forms joins)
-        low = text.lower()
-        joined = _JOIN_HYPHEN.sub("", low)
-        if joined != low:
-            forms.add(" " + " ".join(stems(joined)) + " ")
-    return "\0".join({f for f in forms if f.strip()})
 
 
 class QueryText:
@@ -289,7 +256,8 @@ class LearnedRanker:
         return dt.sent_stems if dt is not None else None
 
     def _doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
-        """The text data of these papers (those in the store), from the cache where possible."""
+        """The text data of these papers (those in the store): read from the BM25 index, where it was derived when
+        the papers were indexed (nothing is tokenised or stemmed here), and kept for the store's revision."""
         key = self.index.seen_revision
         with self._lock:
             if key != self._docs_key or len(self._docs) > DOC_CACHE:
@@ -298,26 +266,27 @@ class LearnedRanker:
                 self._docs_key = key
         out = {pid: dt for pid in ids if (dt := self._docs.get(pid)) is not None}
         missing = [pid for pid in ids if pid not in out]
-        for pid, p in self.index.papers(missing).items():
-            dt = out[pid] = DocText("" if p.title_derived else p.title, p.abstract)
-            self._docs[pid] = dt
+        if missing:
+            read = self.index.doc_texts(missing)
+            out.update(read)
+            with self._lock:
+                if self._docs_key == key:
+                    self._docs.update(read)
         return out
 
     def warm(self, most: int = WARM, stop: threading.Event | None = None) -> int:
-        """Build the per-paper data of up to ``most`` papers of the store in one go, so that questions find it
-        cached: their records and vectors (:meth:`PaperIndex.preload`) and their text data, the same as the lazy
-        path builds (so the same features). Returns how many papers' text data it built; nothing is kept when
-        the store changed meanwhile, and ``stop`` ends it early."""
+        """Read the per-paper data of up to ``most`` papers of the store in one go, so that questions find it
+        cached: their records and vectors (:meth:`PaperIndex.preload`) and their text data (from the BM25 index,
+        as the lazy path reads it: the same features). Returns how many papers' text data it read; nothing is
+        kept when the store changed meanwhile, and ``stop`` ends it early."""
         self.index.refresh()
         key = self.index.seen_revision
         papers = self.index.preload(min(most, DOC_CACHE), stop)
         docs: dict[str, DocText] = {}
-        built = self._docs if self._docs_key == key else {}  # (what questions built already, at this revision)
         for start in range(0, len(papers), WARM_BATCH):
             if (stop is not None and stop.is_set()) or self.index.seen_revision != key:
                 return 0  # stopped, or the store changed: the next question starts over
-            for p in papers[start : start + WARM_BATCH]:
-                docs[p.paper_id] = built.get(p.paper_id) or DocText("" if p.title_derived else p.title, p.abstract)
+            docs.update(self.index.doc_texts([p.paper_id for p in papers[start : start + WARM_BATCH]]))
         with self._lock:
             if self.index.seen_revision != key:
                 return 0
@@ -333,9 +302,11 @@ class LearnedRanker:
     def warm_in_background(self, *, wait: bool) -> threading.Thread:
         """Run :meth:`warm` in a background thread. With ``wait``, questions that come while it runs wait for it
         (at most :data:`WARM_WAIT` seconds) rather than build their papers' data alongside it, which would only
-        slow both down; without, they build what they need themselves."""
+        slow both down; without, they build what they need themselves. A store larger than the warm-up covers is
+        never waited for: most of a first-time question's papers are outside it (at 50k papers, 90 %), so the
+        wait (seconds) would buy little; such questions read their papers' data themselves."""
         done = threading.Event()
-        if wait:
+        if wait and self.index.size() <= WARM:
             self._warming = done
 
         def run() -> None:
@@ -415,7 +386,7 @@ class LearnedRanker:
         # text features
         docs = self._doc_texts(pool)
         qt = QueryText(text, phrases, self._idf(text))
-        empty = DocText("", "")
+        empty = EMPTY_DOC
         tf = np.array([text_features(qt, docs.get(p, empty)) for p in pool], dtype=np.float64).reshape(n, N_TEXT)
         lex_n = len(rankings.get("lexical", [])) + 1
         dense_n = len(rankings.get("dense", [])) + 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -22,6 +23,7 @@ from rag.settings import RetrievalSettings, Settings
 from tests.conftest import CORPUS, make_settings
 from vectorstore.embed import Embedder
 from vectorstore.errors import StoreError
+from vectorstore.features import encode
 from vectorstore.parse import parse_paths
 from vectorstore.pipeline import ingest
 from vectorstore.text import acronym_definitions, phrase_forms, sentence_spans, stems
@@ -76,6 +78,12 @@ def test_doc_text_equals_the_reference_construction(title: str, abstract: str) -
     assert fields(DocText(title, abstract)) == reference_doc(title, abstract)
 
 
+@PROPERTY
+@given(title=TEXT, abstract=TEXT)
+def test_doc_text_stored_at_ingest_decodes_to_the_one_built_from_the_text(title: str, abstract: str) -> None:
+    assert fields(DocText.decode(encode(title, abstract), abstract)) == reference_doc(title, abstract)
+
+
 def test_doc_text_equals_the_reference_on_the_bundled_papers() -> None:
     papers = parse_paths([CORPUS]).papers
     assert len(papers) == 38
@@ -83,6 +91,8 @@ def test_doc_text_equals_the_reference_on_the_bundled_papers() -> None:
         title = "" if p.title_derived else p.title
         assert fields(DocText(title, p.abstract)) == reference_doc(title, p.abstract), p.paper_id
         assert fields(DocText(p.title, p.abstract)) == reference_doc(p.title, p.abstract), p.paper_id
+        stored = DocText.decode(encode(title, p.abstract), p.abstract)
+        assert fields(stored) == reference_doc(title, p.abstract), p.paper_id
 
 
 def test_stemming_from_several_threads_at_once() -> None:
@@ -166,6 +176,44 @@ def test_warmed_features_equal_the_lazy_ones(app: AskPapers, corpus_settings: Se
     assert_same_pools(pools(warmed, app), pools(lazy, app))
 
 
+class TextBuildingRanker(LearnedRanker):
+    """The reranker as it was: each paper's text data built from its record on the query path (the oracle)."""
+
+    def _doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
+        papers = self.index.papers(ids)
+        return {pid: DocText("" if p.title_derived else p.title, p.abstract) for pid, p in papers.items()}
+
+
+def test_a_first_time_search_derives_no_paper_text_data(
+    corpus_settings: Settings, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The papers' stems, sentences and phrase forms are derived when they are indexed, not per query: in a new
+    app (nothing cached, no warm-up), first-time searches tokenise and stem no paper, and their pools' features
+    equal those of the text-building reranker."""
+    from vectorstore import features
+
+    built: list[str] = []
+    real = features._parts
+
+    def counted(title: str, abstract: str) -> object:
+        built.append(title)
+        return real(title, abstract)
+
+    monkeypatch.setattr(features, "_parts", counted)
+    app = AskPapers(corpus_settings, warm=False)
+    ranker = app.parts.retriever.ranker
+    assert isinstance(ranker, LearnedRanker) and app._warmer is None
+    for text in QUERIES:
+        assert app.search(text)
+    got = pools(app.parts.retriever, app)
+    assert built == [], f"{len(built)} papers' text data built on the query path"
+    assert len(ranker._docs) > 20  # (read from the BM25 index)
+    oracle = hybrid(PaperIndex(corpus_settings.store, embedder), RetrievalSettings())
+    oracle.ranker = TextBuildingRanker(oracle.index)
+    assert_same_pools(got, pools(oracle, app))
+    assert len(built) > 20  # (the oracle built them: the counter counts)
+
+
 def test_chunk_vectors_read_by_id_equal_those_read_by_metadata(app: AskPapers) -> None:
     store = app.index.store
     ids = [p.paper_id for p in app.papers()]
@@ -224,6 +272,22 @@ def test_a_failing_warm_up_is_not_fatal(app: AskPapers, corpus_settings: Setting
     retriever.ranker.warm_in_background(wait=True).join(60)
     assert not retriever.ranker._docs
     assert_same_pools(pools(retriever, app), pools(app.parts.retriever, app))
+
+
+def test_questions_do_not_wait_for_a_warm_up_that_covers_part_of_the_store(
+    corpus_settings: Settings, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past :data:`WARM` papers the warm-up covers a fraction of the store: questions then do not wait for it
+    (they read their own papers' data); up to it they do."""
+    from rag import rerank
+
+    ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
+    ranker.warm_in_background(wait=True).join(60)
+    assert ranker._warming is not None  # 38 papers: all covered, worth waiting for
+    monkeypatch.setattr(rerank, "WARM", 10)
+    ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
+    ranker.warm_in_background(wait=True).join(60)
+    assert ranker._warming is None
 
 
 def test_no_warm_up_without_the_learned_ranker(corpus_settings: Settings) -> None:

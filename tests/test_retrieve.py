@@ -12,6 +12,7 @@ from rag.index import best_chunk_per_paper
 from rag.retrieval import rrf
 from tests.conftest import CORPUS
 from vectorstore.errors import QuestionError
+from vectorstore.features import DocText
 from vectorstore.lexical import match_expression
 from vectorstore.types import ChunkHit
 
@@ -125,6 +126,10 @@ def test_bm25_takes_in_only_what_changed_while_another_ingest_runs(  # type: ign
     assert app.index.lexical.search("quokka", 5) == []
     assert rebuilds == [] and path.stat().st_ino == inode, "updated in place, not rebuilt"
     assert app.index.lexical.built_from() == (app.index.store.revision, 39)
+    # the reranker's text data of the updated paper was derived again with it
+    (stored,) = app.index.lexical.doc_texts(["q1"]).values()
+    expected = DocText("", "Wombat burrows in Tasmania.")
+    assert {n: getattr(stored, n) for n in DocText.__slots__} == {n: getattr(expected, n) for n in DocText.__slots__}
     path.write_bytes(b"damaged" * 100)  # a damaged file is rebuilt from Chroma
     ingest([write("more.jsonl", [{"id": "q2", "abstract": "Kiwi birds of New Zealand."}])],
            fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
@@ -160,3 +165,29 @@ def test_bm25_update_is_not_thrown_away_when_papers_land_during_it(  # type: ign
     index = sync_lexical(store, fresh_settings.store, force=False)
     assert [pid for pid, _ in index.search("quokka", 5)] == ["q1"]
     assert rebuilds == [] and len(counts) == 2
+
+
+def test_an_index_without_text_data_is_rebuilt_with_it(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
+    """An index file of the previous format (FTS5 and the vocabulary, no per-paper text data) is rebuilt from the
+    store: every paper's text data is then stored, equal to what its text gives."""
+    import sqlite3
+
+    from vectorstore.lexical import lexical_path
+    from vectorstore.parse import parse_paths
+    from vectorstore.pipeline import ingest
+
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    path = lexical_path(fresh_settings.store)
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP TABLE features")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'format'")
+    conn.close()
+    app = AskPapers(fresh_settings, warm=False)
+    assert app.search("Which papers study contextual bandits?")
+    papers = parse_paths([CORPUS]).papers
+    stored = app.index.lexical.doc_texts([p.paper_id for p in papers])
+    assert set(stored) == {p.paper_id for p in papers}
+    for p in papers:
+        expected = DocText("" if p.title_derived else p.title, p.abstract)
+        got = stored[p.paper_id]
+        assert all(getattr(got, n) == getattr(expected, n) for n in DocText.__slots__), p.paper_id

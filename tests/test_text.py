@@ -19,6 +19,7 @@ from vectorstore.text import (
     sentence_spans,
     sentences,
     stem,
+    tokens,
 )
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
@@ -242,3 +243,24 @@ def test_one_term_in_its_inflections_and_derivations(a: str, b: str) -> None:
 )
 def test_words_that_only_share_a_stem_are_different_terms(a: str, b: str) -> None:
     assert not same_term(a, b) and not same_term(b, a)
+
+
+def test_stems_come_from_pystemmer_and_equal_the_pure_python_snowball_stemmer() -> None:
+    """PyStemmer (C) replaced the pure-Python ``snowballstemmer``: the same English algorithm, so the same stem for
+    every word of the bundled corpus (``bench.stemmer`` checks the 54k-paper conference corpus the same way)."""
+    import snowballstemmer
+    import Stemmer
+
+    from vectorstore import text
+
+    assert isinstance(text._stemmer(), Stemmer.Stemmer)
+    papers = parse_paths([DATA]).papers
+    words = sorted({w for p in papers for w in tokens(f"{p.title} {p.abstract}")} | {"generalization", "policies"})
+    assert len(words) > 1000
+    expected = snowballstemmer.stemmer("english").stemWords(words)
+    assert text._stemmer().stemWords(words) == expected
+    plural = text._ACRONYM_PLURAL
+    assert [stem(w) for w in words] == [
+        snowballstemmer.stemmer("english").stemWord(w[:-1]) if len(w) > 2 and plural.fullmatch(w) else e
+        for w, e in zip(words, expected, strict=True)
+    ]

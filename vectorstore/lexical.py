@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import StoreSettings
+from .features import DocText, encode
 from .store import Store
 from .text import STOPWORDS, stem, tokens
 from .types import Filters, Paper
@@ -33,6 +34,7 @@ CREATE VIRTUAL TABLE papers USING fts5(
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE words(word TEXT PRIMARY KEY, stem TEXT NOT NULL, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX words_by_stem ON words(stem);
+CREATE TABLE features(rowid INTEGER PRIMARY KEY, data BLOB NOT NULL);
 """
 MAX_WORD = 40  # longer tokens (hashes, URLs run together) are not vocabulary
 
@@ -63,7 +65,7 @@ def match_expression(query: str, max_terms: int = 32) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-FORMAT = "3"  # rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies
+FORMAT = "4"  # rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies; text features
 
 
 def rowid_of(paper_id: str) -> int:
@@ -83,6 +85,11 @@ def _count_words(conn: sqlite3.Connection, counts: dict[str, int]) -> None:
         [(w, stem(w), n) for w, n in counts.items() if n],
     )
     conn.execute("DELETE FROM words WHERE df <= 0")
+
+
+def _features(batch: list[tuple[Any, ...]]) -> list[tuple[int, bytes]]:
+    """The reranker's text data of each row (rowid, title, abstract), derived once here rather than per query."""
+    return [(r[0], encode(r[2], r[3])) for r in batch]
 
 
 def _row(p: Paper) -> tuple[Any, ...]:
@@ -134,6 +141,7 @@ class LexicalIndex:
             for batch in _batches((_row(p) for p in papers), 2000):
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
+                conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                 for row in batch:
                     counts.update(_words(row[2], row[3]))
             _count_words(conn, counts)
@@ -162,12 +170,28 @@ class LexicalIndex:
                     conn.executemany("DELETE FROM papers WHERE rowid = ?", [(r[0],) for r in batch])
                     conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "
                                      "VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
+                    conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                 n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
                 meta = [("revision", revision), ("count", str(n)), ("since", repr(since))]
                 conn.executemany("INSERT OR REPLACE INTO meta VALUES (?,?)", meta)
         finally:
             conn.close()
         return n
+
+    def doc_texts(self, paper_ids: Iterable[str]) -> dict[str, DocText]:
+        """The reranker's text data of these papers (those the index holds), as stored when they were indexed."""
+        conn = self._conn()
+        rowids = {rowid_of(pid): pid for pid in dict.fromkeys(paper_ids)}
+        if conn is None or not rowids:
+            return {}
+        out: dict[str, DocText] = {}
+        for batch in _batches(list(rowids), 500):
+            marks = ",".join("?" * len(batch))
+            sql = (f"SELECT f.rowid, f.data, p.abstract FROM features AS f JOIN papers AS p ON p.rowid = f.rowid "
+                   f"WHERE f.rowid IN ({marks})")  # fmt: skip
+            for rowid, data, abstract in conn.execute(sql, batch):
+                out[rowids[rowid]] = DocText.decode(data, abstract)
+        return out
 
     # -- the vocabulary, for reading questions ---------------------------------------------------------------
     def word_df(self, words: Iterable[str]) -> dict[str, int]:
@@ -223,8 +247,13 @@ class LexicalIndex:
         return sorted(str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v)
 
     def size(self) -> int:
+        """Papers in the index: the count its last build or update recorded (one row read; ``count(*)`` of an FTS5
+        table reads every row)."""
         conn = self._conn()
-        return 0 if conn is None else int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
+        if conn is None:
+            return 0
+        row = conn.execute("SELECT value FROM meta WHERE key = 'count'").fetchone()
+        return int(row[0]) if row is not None else int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
 
     def search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words."""

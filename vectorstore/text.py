@@ -11,7 +11,7 @@ import threading
 import unicodedata
 from functools import lru_cache
 
-import snowballstemmer
+import Stemmer  # PyStemmer: Snowball's C stemmers
 
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets), then whitespace,
 # then something that can start a sentence. Abbreviations below never end one.
@@ -105,8 +105,7 @@ STOPWORDS = frozenset(
     """.split()  # noqa: SIM905
 )
 
-_stemmer = snowballstemmer.stemmer("english")  # (keeps its state between calls: one thread at a time)
-_stemmer_lock = threading.Lock()
+_stemmers = threading.local()  # a stemmer keeps its state between calls: one per thread
 _ACRONYM_PLURAL = re.compile(r"\b[b-df-hj-np-tv-xz0-9]+s\b")  # (the \b keep search linear)
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -115,8 +114,16 @@ _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 def stem(word: str) -> str:
     if len(word) > 2 and _ACRONYM_PLURAL.fullmatch(word):  # "llms", "vlms", "gnns" -> singular
         word = word[:-1]
-    with _stemmer_lock:
-        return str(_stemmer.stemWord(word))
+    return str(_stemmer().stemWord(word))
+
+
+def _stemmer() -> Stemmer.Stemmer:
+    """This thread's English Snowball stemmer (PyStemmer, the C implementation: the same stems as the pure-Python
+    ``snowballstemmer`` package gives, checked on the corpus vocabulary by the tests and ``bench.stemmer``)."""
+    st: Stemmer.Stemmer | None = getattr(_stemmers, "stemmer", None)
+    if st is None:
+        st = _stemmers.stemmer = Stemmer.Stemmer("english", 0)  # (no cache of its own: stem() has one)
+    return st
 
 
 def tokens(text: str) -> list[str]:
@@ -203,14 +210,14 @@ def same_term(a: str, b: str) -> bool:
     )
 
 
-_JOIN_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
+JOIN_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
 
 
 def phrase_forms(text: str) -> set[str]:
     """Space-padded stem strings of ``text``: hyphenated compounds both split and joined."""
     low = text.lower()
     forms = {" " + " ".join(stems(low)) + " "}
-    joined = _JOIN_HYPHEN.sub("", low)
+    joined = JOIN_HYPHEN.sub("", low)
     if joined != low:
         forms.add(" " + " ".join(stems(joined)) + " ")
     return {f for f in forms if f.strip()}

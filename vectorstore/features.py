@@ -1,0 +1,110 @@
+"""The per-paper text data the reranker's text features read (:class:`DocText`), derived once, at ingest.
+
+A paper's stems, sentence boundaries, phrase forms and acronym definitions do not depend on the question, so they
+are computed when the paper enters the derived lexical index (:mod:`vectorstore.lexical`, beside its FTS5 row) and
+stored there, compressed (:func:`encode`); the query path decodes them (:meth:`DocText.decode`), which is a split
+and a few set constructions, never a tokeniser or a stemmer. ``DocText(title, abstract)`` builds the same object
+from the text (the oracle the tests compare the stored data with).
+"""
+
+from __future__ import annotations
+
+import zlib
+
+from .text import JOIN_HYPHEN, acronym_definitions, sentence_spans, stem, stems
+from .text import tokens as word_tokens
+
+
+def _forms(text: str, words: list[str]) -> tuple[str, str]:
+    """The two phrase forms of ``text`` (as :func:`~vectorstore.text.phrase_forms` makes them), given the stems of
+    its words, unpadded: its words' stems, and those of the text with hyphenated compounds joined ("" when it has
+    none, or when joining them changes nothing)."""
+    if "-" in text or "\u2010" in text or "\u2011" in text:  # (what phrase_forms joins)
+        low = text.lower()
+        joined = JOIN_HYPHEN.sub("", low)
+        if joined != low:
+            return " ".join(words), " ".join(stems(joined))
+    return " ".join(words), ""
+
+
+def _nul_join(*forms: str) -> str:
+    """Forms padded with a blank each side, NUL-joined (one substring test per n-gram), without empty ones."""
+    return "\0".join(dict.fromkeys(f" {f} " for f in forms if f.strip()))
+
+
+class DocText:
+    """What the text features need from one paper."""
+
+    __slots__ = ("acro", "all_stems", "forms", "n_tok", "sent_stems", "title_forms", "title_stems", "upper")
+
+    acro: list[tuple[str, str]]
+    all_stems: frozenset[str]
+    forms: str
+    n_tok: int
+    sent_stems: list[frozenset[str]]
+    title_forms: str
+    title_stems: frozenset[str]
+    upper: str
+
+    def __init__(self, title: str, abstract: str) -> None:
+        self._fill(abstract, *_parts(title, abstract))
+
+    def _fill(self, abstract: str, title: bool, title_words: list[str], sentences: list[list[str]],
+              alt: str, title_alt: str, acro: list[tuple[str, str]]) -> None:  # fmt: skip
+        words = [w for sentence in sentences for w in sentence]
+        self.sent_stems = [frozenset(sentence) for sentence in sentences]
+        self.title_stems = frozenset(title_words)
+        if title:
+            self.sent_stems.append(self.title_stems)
+        self.all_stems = frozenset().union(*self.sent_stems) if self.sent_stems else frozenset()
+        self.forms = _nul_join(" ".join(title_words + words), alt)
+        self.title_forms = _nul_join(" ".join(title_words), title_alt) if title else ""
+        self.acro = acro
+        self.n_tok = len(words)
+        self.upper = abstract.upper()
+
+    @classmethod
+    def decode(cls, data: bytes, abstract: str) -> DocText:
+        """The text data :func:`encode` stored for a paper with this abstract (no tokenising or stemming)."""
+        lines = zlib.decompress(data).decode("utf-8").split("\n")
+        head = lines[0].split()
+        title = head[0] != "-"
+        n_title = int(head[0]) if title else 0
+        words = lines[1].split()
+        title_words, rest = words[:n_title], words[n_title:]
+        sentences, at = [], 0
+        for n in map(int, head[1:]):
+            sentences.append(rest[at : at + n])
+            at += n
+        acro = [(lf, a) for lf, _, a in (line.partition("\t") for line in lines[4:])]
+        dt = cls.__new__(cls)
+        dt._fill(abstract, title, title_words, sentences, lines[2], lines[3], acro)
+        return dt
+
+
+def _parts(title: str, abstract: str) -> tuple[bool, list[str], list[list[str]], str, str, list[tuple[str, str]]]:
+    """What :class:`DocText` is made of: whether there is a title, the title's stems, each sentence's stems, the
+    joined-hyphen forms of "title. abstract" and of the title, and the acronyms the abstract defines."""
+    # Each word is tokenised and stemmed once. The abstract's words are its sentences' words, in order (sentences
+    # are separated by blanks only, and lower-casing does not look across blanks), and the words of "title.
+    # abstract" are the title's then the abstract's: the phrase forms reuse them.
+    sentences = [list(map(stem, word_tokens(abstract[s:e]))) for s, e in sentence_spans(abstract)]
+    title_words = list(map(stem, word_tokens(title))) if title else []
+    words = [w for sentence in sentences for w in sentence]
+    _, alt = _forms(f"{title}. {abstract}" if title else abstract, title_words + words)
+    _, title_alt = _forms(title, title_words) if title else ("", "")
+    acro = [(" " + " ".join(stems(lf)) + " ", a.lower()) for lf, a in acronym_definitions(abstract)]
+    return bool(title), title_words, sentences, alt, title_alt, acro
+
+
+def encode(title: str, abstract: str) -> bytes:
+    """A paper's text data, compressed, for the lexical index: decoded by :meth:`DocText.decode` to what
+    ``DocText(title, abstract)`` builds. Lines: the title's word count ("-" for no title) and each sentence's;
+    the stems of the title's then the abstract's words; the two joined-hyphen forms; one line per acronym
+    definition (long form's stems, TAB, acronym). Stems hold letters and digits only, acronyms letters, digits and
+    hyphens, so blanks, tabs and line breaks separate them unambiguously."""
+    has_title, title_words, sentences, alt, title_alt, acro = _parts(title, abstract)
+    head = " ".join([str(len(title_words)) if has_title else "-", *(str(len(s)) for s in sentences)])
+    words = " ".join(title_words + [w for s in sentences for w in s])
+    lines = [head, words, alt, title_alt, *(f"{lf}\t{a}" for lf, a in acro)]
+    return zlib.compress("\n".join(lines).encode("utf-8"), 6)

@@ -176,7 +176,7 @@ def sources_html(answer: Answer | None) -> str:
         parts.append(
             f"<details id='source-{c.n}' class='source'><summary>[{c.n}] {text_html(c.title)}</summary>"
             f"<div class='meta'>score {c.score:.4f}{venue}{code}</div>"
-            f"<p class='evidence'>“{inline_html(c.evidence)}”</p>"
+            f"<p class='evidence'>“{inline_html(c.quotes()[0])}”</p>"
             f"<p class='abstract'>{highlight(c.abstract, c.evidence)}</p></details>"
         )
     if answer.unsupported:

@@ -9,6 +9,7 @@ export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 .PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-load bench-dev bench-speed eval-dev lock clean test-local-llm
 
 run: index
+	@echo "The CLI: ./askpapers ask \"Which papers use information bottleneck?\" (or: source $(VENV)/bin/activate, then askpapers …)"
 	$(BIN)/askpapers serve
 
 install: $(STAMP)

@@ -61,7 +61,7 @@ def to_markdown(answer: Answer) -> str:
         for url in c.code_urls:
             lines.append(f"Code: {md_inert(url)}  ")
         lines.append("")
-        lines.append(f"> {md_inert(c.evidence)}")
+        lines.append(f"> {md_inert(c.quotes()[0])}")
         lines.append("")
     return "\n".join(lines)
 

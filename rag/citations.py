@@ -242,7 +242,9 @@ def check(
         scored = [support.best(ci, pid) for ci, nums in enumerate(cites_of) if n in nums]
         best_sent = max(scored, key=lambda x: x[0])[1] if scored else 0
         sents = support.sentences[pid]
-        citations.append(Citation.from_paper(n, cp.paper, sents[best_sent] if sents else cp.paper.abstract, cp.score))
+        terms = content_stems(" ".join(plain[ci] for ci, nums in enumerate(cites_of) if n in nums))
+        evidence = sents[best_sent] if sents else cp.paper.abstract
+        citations.append(Citation.from_paper(n, cp.paper, evidence, cp.score, terms))
     by_number = {c.n: c for c in citations}
     paper_of = {n: cp.paper for n, cp in zip(numbers, cited, strict=True)}
     unsupported: list[str] = []

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from vectorstore.text import QUOTE_MOST, elide, trim
 from vectorstore.types import Filters, Paper
 
 __all__ = ["Answer", "Citation", "Filters", "Hit", "Message", "Paper", "Progress"]
@@ -71,14 +73,24 @@ class Citation:
     authors: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_paper(cls, n: int, p: Paper, evidence: str | list[str], score: float) -> Citation:
-        """Citation ``[n]`` of a paper; its evidence (one sentence, or one per facet) is verbatim abstract text."""
+    def from_paper(
+        cls, n: int, p: Paper, evidence: str | list[str], score: float, terms: Sequence[str] = ()
+    ) -> Citation:
+        """Citation ``[n]`` of a paper; its evidence (one sentence, or one per facet) is verbatim abstract text.
+
+        A sentence longer than ``QUOTE_MOST`` characters is trimmed to the run of its words that holds the most of
+        ``terms`` (query stems); the part kept is what is checked, stored and shown (see :meth:`quotes`)."""
         sentences = [evidence] if isinstance(evidence, str) else list(evidence)
+        sentences = [trim(s, terms, QUOTE_MOST) for s in sentences]
         if not sentences or not all(s and s in p.abstract for s in sentences):
             raise ValueError("evidence must be verbatim sentences of the abstract")
         return cls(n=n, paper_id=p.paper_id, title=p.title, evidence=sentences[0], abstract=p.abstract,
                    score=round(score, 4), venue=p.venue, url=p.url, code_urls=list(p.code_urls),
                    year=p.year, sentences=sentences, authors=list(p.authors))  # fmt: skip
+
+    def quotes(self) -> list[str]:
+        """The evidence as shown: each sentence, with "…" where it was trimmed inside a longer sentence."""
+        return [elide(self.abstract, s) for s in (self.sentences or [self.evidence])]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

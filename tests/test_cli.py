@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -55,7 +56,7 @@ def test_ask_json(cli_store: Path) -> None:
 def test_ask_text_and_search(cli_store: Path) -> None:
     proc = run(["ask", "Which papers are about reservoir computing?"], cli_store)
     assert "Found 1 paper" in proc.stdout and "1. Parallel Echo State Network (ParalESN) [1]" in proc.stdout
-    assert proc.stdout.count("Parallel Echo State Network") == 1 and "[1] ICML 2026" in proc.stdout  # title once
+    assert "\n[1] Parallel Echo State Network (ParalESN) — ICML 2026" in proc.stdout  # sources name their papers
     proc = run(["search", "contextual bandits paid observations", "--k", "3", "--json"], cli_store)
     results = json.loads(proc.stdout)["results"]
     assert (
@@ -210,3 +211,72 @@ def test_chat_all_lists_every_paper_of_the_last_answer(cli_store: Path) -> None:
     first, second = proc.stdout.split("you> ")[1:3]
     assert "Showing 2 of 6 papers; type /all to list all 6." in first and "[3]" not in first
     assert "Showing" not in second and all(f"[{n}]" in second for n in range(1, 7))
+
+
+def test_sources_name_each_paper_and_quotes_render_their_emphasis(cli_store: Path) -> None:
+    """Sources read "[n] Title — Venue"; an abstract's own **emphasis** is rendered, so a pipe gets no "**"."""
+    out = run(["ask", "Which papers use information bottleneck?"], cli_store).stdout
+    sources = out.split("\nSources\n", 1)[1].splitlines()
+    assert len(sources) == 6 and all(re.fullmatch(r"\[\d\] .+ — ICML 2026( · .*)?", line) for line in sources)
+    assert any(re.fullmatch(r"\[\d\] SymSpectra — ICML 2026", line) for line in sources)
+    assert "we present SymSpectra, a Symmetric Conditional Information Bottleneck" in out
+    assert "**" not in out
+    data = json.loads(run(["ask", "Which papers use information bottleneck?", "--json"], cli_store).stdout)
+    assert any("**SymSpectra**" in c["evidence"] for c in data["citations"]), "--json stays verbatim"
+
+
+@pytest.mark.parametrize("json_flag", [["--json"], []])
+def test_a_closed_pipe_ends_quietly(cli_store: Path, tmp_path: Path, json_flag: list[str]) -> None:
+    """`askpapers ask … | head`: when the reader has gone, the command exits as SIGPIPE would (128 + 13), with
+    nothing on stderr and no error log."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first write: every write fails with EPIPE
+    env = {**os.environ, "ASKPAPERS_DATA_DIR": str(cli_store), "ASKPAPERS_DEFAULT_CORPUS": str(CORPUS),
+           "HOME": str(tmp_path)}  # fmt: skip
+    try:
+        proc = subprocess.run([str(ASKPAPERS), "ask", "Which papers use information bottleneck?", *json_flag],
+                              stdout=write, stderr=subprocess.PIPE, text=True, env=env, timeout=300)  # fmt: skip
+    finally:
+        os.close(write)
+    assert proc.stderr == ""
+    assert proc.returncode == 141
+    assert not (tmp_path / ".askpapers-error.log").exists()
+
+
+def test_chat_slash_commands_are_commands_never_questions(cli_store: Path) -> None:
+    env = {**os.environ, "ASKPAPERS_DATA_DIR": str(cli_store), "ASKPAPERS_DEFAULT_CORPUS": str(CORPUS)}
+    keys = ["/help", "/frobnicate", "/Help me", IB, "/clear", "/all", "/quit", IB]
+    proc = subprocess.run([str(ASKPAPERS), "chat", "--k", "2"], input="\n".join(keys) + "\n", capture_output=True,
+                          text=True, env=env, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    turns = proc.stdout.split("you> ")[1:]
+    assert len(turns) == 7, "nothing after /quit is read"
+    assert all(c in turns[0] for c in ("/help", "/all", "/clear", "/quit")) and "Found" not in turns[0]
+    assert "Unknown command /frobnicate: try /help" in turns[1] and "Found" not in turns[1]
+    assert "/clear" in turns[2] and "Found" not in turns[2], "/Help with words is still the command"
+    assert "Found 6 papers" in turns[3]
+    assert "started afresh" in turns[4]
+    assert "no answer to list in full yet" in turns[5], "/clear forgot the last answer"
+    assert "matching “help”" not in proc.stdout and "frobnicate”" not in proc.stdout
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_make_run_says_how_to_reach_the_cli_and_the_shim_works(cli_store: Path, tmp_path: Path, busy_port: int) -> None:
+    """After `make run`, `askpapers` is not on the PATH: `make run` says how to reach it (the ./askpapers shim, or
+    activating the venv) before it starts the web app, and the shim works from any directory."""
+    env = {**os.environ, "ASKPAPERS_DATA_DIR": str(cli_store), "ASKPAPERS_DEFAULT_CORPUS": str(CORPUS),
+           "ASKPAPERS_PORT": str(busy_port)}  # fmt: skip
+    env.pop("MAKEFLAGS", None)
+    proc = subprocess.run(["make", "--no-print-directory", "run"], cwd=ROOT, capture_output=True, text=True,
+                          env=env, timeout=600)  # fmt: skip
+    assert "already in use" in proc.stderr, proc.stderr  # (the busy port stops the web app: the test ends here)
+    hint = next(line for line in proc.stdout.splitlines() if line.startswith("The CLI:"))
+    assert "./askpapers ask" in hint and "source .venv/bin/activate" in hint
+    shim = subprocess.run([str(ROOT / "askpapers"), "ask", IB, "--json"], cwd=tmp_path, capture_output=True,
+                          text=True, env=env, timeout=300)  # fmt: skip
+    assert shim.returncode == 0, shim.stderr
+    assert len(json.loads(shim.stdout)["citations"]) == 6
+    first_screen = "\n".join((ROOT / "README.md").read_text(encoding="utf-8").splitlines()[:30])
+    assert "./askpapers" in first_screen and "source .venv/bin/activate" in first_screen

@@ -115,6 +115,11 @@ def _evidence(env: dict[str, str]) -> list[dict[str, Any]]:
     return list(data["citations"])
 
 
+def shown(evidence: str) -> str:
+    """A quote as printed: its Markdown emphasis (``*stars*``) rendered, so without the asterisks."""
+    return re.sub(r"(\*{1,2})(\w[^*]*?)\1", r"\2", evidence)
+
+
 def _check_inert(text: str) -> None:
     rest = SGR.sub("", text)
     for bad in ("\x1b", "\x07", "\x9b", "\u202e"):
@@ -125,12 +130,14 @@ def test_piped_ask_is_plain_text_with_verbatim_quotes_and_urls(env: dict[str, st
     out = piped(["ask", QUESTION], env)
     _check_inert(out)
     assert "\x1b" not in out, "no styling through a pipe"
-    for c in _evidence(env):
-        assert c["evidence"].replace("\x1b]52;c;ZXZpbA==\x07", "") in out, c["evidence"]  # exactly as in the abstract
+    for c in _evidence(env):  # exactly as in the abstract, its own *emphasis* rendered (as the web app does)
+        assert shown(c["evidence"]).replace("\x1b]52;c;ZXZpbA==\x07", "") in out, c["evidence"]
     assert "$4\\times$" in out and "\\\\" not in out
     assert "**" not in out.replace("**stars**", ""), "Markdown emphasis is rendered, not printed"
+    assert "*stars*, [bold]" not in out and "stars, [bold]" in out
     assert "[bold]rich markup[/bold]" in out and "&amp;" in out  # shown as text, never interpreted
-    assert out.count(CAPY["title"]) == 1, "each title once"
+    assert f"\n[1] {CAPY['title']} · {CAPY['url']}" in out, "the sources name each paper, its title as stored"
+    assert "1. Capybara grooming networks with [bold]markup[/bold] & stars [1]" in out  # (its emphasis rendered)
     assert CAPY["url"] in out
 
 
@@ -143,8 +150,9 @@ def test_terminal_ask_is_wrapped_bold_and_inert(env: dict[str, str]) -> None:
     assert max(len(line.rstrip()) for line in lines) <= COLUMNS
     flat = " ".join(SGR.sub("", out).split())
     for c in _evidence(env)[:3]:
-        assert " ".join(c["evidence"].replace("\x1b]52;c;ZXZpbA==\x07", "").split()) in flat
+        assert " ".join(shown(c["evidence"]).replace("\x1b]52;c;ZXZpbA==\x07", "").split()) in flat
     assert "[bold]rich markup[/bold]" in flat and CAPY["url"] in flat
+    assert "*stars*, [bold]" not in flat and "stars, [bold]" in flat  # the abstract's emphasis, rendered
 
 
 def test_search_snippets_are_content_sentences_cut_at_words(env: dict[str, str]) -> None:

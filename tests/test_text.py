@@ -64,9 +64,9 @@ def test_bundled_abstracts_split_into_verbatim_sentences(abstracts: list[str]) -
         assert_valid_spans(a, spans)
         assert spans[0][0] == 0
         assert spans[-1][1] == len(a)
-        # nothing but whitespace falls between sentences
+        # nothing but whitespace falls between sentences (nothing at all where an export dropped the space)
         for (_, e), (s, _) in itertools.pairwise(spans):
-            assert a[e:s].isspace()
+            assert e <= s and not a[e:s].strip()
 
 
 def test_abbreviations_do_not_split() -> None:

@@ -183,13 +183,22 @@ def test_upload_then_find_and_broken_upload(page, tmp_path: Path) -> None:
     page.set_input_files("#upload input[type=file]", str(bad))
     page.click("#add")
     page.wait_for_function("() => document.querySelector('#upload-status')?.innerText.includes('Nothing was added')")
-    assert "bad.jsonl:2" in page.locator("#upload-status").inner_text()
+    status = page.locator("#upload-status").inner_text()
+    assert "bad.jsonl:2" in status
+    assert "Skip bad lines" in status and "--skip-bad" not in status, "the web's own terms, not a CLI flag"
     # the count is unchanged (once any progress timer of the refresh has gone)
     page.wait_for_function("b => document.querySelector('#paper-count')?.innerText.trim() === b", arg=before.strip())
-    page.set_input_files("#upload input[type=file]", str(good))
+    # the file is still chosen: tick the box and add again, and the good line goes in
+    page.locator("#skip-bad input[type=checkbox]").check()
     page.click("#add")
     page.wait_for_function("() => document.querySelector('#upload-status')?.innerText.includes('1 added')")
-    assert "40 papers" in page.locator("#paper-count").inner_text()
+    status = page.locator("#upload-status").inner_text()
+    assert "skipped bad.jsonl:2" in status, status
+    page.wait_for_function("() => document.querySelector('#paper-count')?.innerText.includes('40 papers')")
+    page.set_input_files("#upload input[type=file]", str(good))
+    page.click("#add")
+    page.wait_for_function("() => document.querySelector('#upload-status')?.innerText.includes('holds 41 papers')")
+    page.wait_for_function("() => document.querySelector('#paper-count')?.innerText.includes('41 papers')")
     page.get_by_role("tab", name="Chat").click()
     ask(page, "Which papers study axolotl regeneration?")
     assert "Axolotl limb regeneration" in last_answer(page)

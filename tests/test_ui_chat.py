@@ -108,8 +108,15 @@ def test_a_long_answer_fits_the_layout(page: Any) -> None:
     assert rect(page, "#sources")["height"] <= height, "the sources panel scrolls inside the page"
     closed = page.locator("#source-7").evaluate("e => e.getBoundingClientRect().height")
     assert closed < 40, "a source is one line until opened"
-    exports, question = rect(page, "#exports"), rect(page, "#question")
-    assert exports["bottom"] <= question["top"] and exports["top"] < height, "the exports sit under the answer"
+    exports, question, chat, sources = (
+        rect(page, "#exports"),
+        rect(page, "#question"),
+        rect(page, "#chat"),
+        rect(page, "#sources"),
+    )
+    assert exports["left"] >= chat["right"] and exports["top"] >= sources["bottom"], "exports: in the sources column"
+    assert exports["bottom"] <= height, "… and in view"
+    assert question["top"] >= chat["bottom"] - 1 and question["bottom"] <= height, "the question box stays in view"
     # the question and the answer's first line stay in view: the chat does not jump to the end of the answer
     user, chat = rect(page, "#chat .user-row"), rect(page, "#chat")
     assert chat["top"] <= user["top"] < chat["bottom"]
@@ -127,6 +134,10 @@ def test_the_question_box_is_in_view_when_the_page_opens(page: Any) -> None:
         assert box["top"] >= 0 and box["bottom"] <= height, f"{selector} is below the fold: {box}"
     ask(page, Q)
     assert page.locator("#exports").is_visible() and page.locator("#exports").inner_text().count("cited-papers") == 3
+    for selector in ("#question", "#ask"):  # after an answer too: the exports and "Show all" are beside it
+        box = rect(page, selector)
+        assert box["top"] >= 0 and box["bottom"] <= height, f"{selector} is below the fold after an answer: {box}"
+    assert page.locator("#show-all").is_visible() and rect(page, "#show-all")["left"] >= rect(page, "#chat")["right"]
     page.get_by_text("New chat").click()
     page.wait_for_function(
         "() => !document.querySelector('#exports') || !document.querySelector('#exports').offsetParent"
@@ -164,12 +175,28 @@ def test_an_empty_question_leaves_no_bubble_and_the_year_is_empty(page: Any) -> 
     assert page.locator("#year input").input_value() == ""
 
 
-def test_on_a_narrow_screen_the_sources_follow_the_answer(browser: Any, url: str) -> None:
+def test_on_a_narrow_screen_the_answer_is_full_width_and_the_input_comes_before_the_sources(
+    browser: Any, url: str
+) -> None:
     page = open_page(browser, url, 390, 844)
     try:
         ask(page, Q)
         chat, sources, question = rect(page, "#chat"), rect(page, "#sources"), rect(page, "#question")
-        assert chat["bottom"] <= sources["top"] < question["top"], "answer, sources, then the question box"
+        exports = rect(page, "#exports")
+        assert chat["bottom"] <= question["top"] < sources["top"] <= exports["top"], "answer, input, then sources"
+        assert question["bottom"] <= 844, "the question box is on the first screen"
+        assert chat["width"] >= 390 - 2 * 12, "the chat spans the screen"
+        answer = page.locator("#chat .message-row").last.evaluate("e => e.getBoundingClientRect().toJSON()")
+        assert answer["width"] >= chat["width"] - 8, f"the answer is not an inset bubble: {answer} in {chat}"
+        items = page.locator("#chat .message").last.locator("li")
+        visible = sum(
+            1
+            for i in range(min(items.count(), 10))
+            if items.nth(i).evaluate(
+                "(e, c) => { const r = e.getBoundingClientRect(); return r.bottom <= c.bottom; }", chat
+            )
+        )
+        assert visible >= 2, "more than a list item and a half is seen at once"
         page.screenshot(path=str(Path("/tmp") / "askpapers-chat-narrow.png"), full_page=True)
     finally:
         page.close()

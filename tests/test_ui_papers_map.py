@@ -4,6 +4,7 @@ control, LaTeX titles as text; the map's stars, labels, legend, tooltips and cli
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,86 @@ def test_map_on_a_phone(browser: Any, url: str, tmp_path: Path) -> None:
     page.locator("#map circle.pt").first.click(force=True)
     page.wait_for_selector("#map-abstract-view", timeout=10_000)
     page.close()
+
+
+class Gate:
+    """A function whose calls each wait until the test lets them go: the test chooses the order they finish in."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.calls: list[threading.Event] = []
+        self.done = 0
+        self.free = False  # let every later call through at once
+        self.lock = threading.Lock()
+
+    def __call__(self) -> Any:
+        go = threading.Event()
+        with self.lock:
+            self.calls.append(go)
+            if self.free:
+                go.set()
+        go.wait(timeout=300)
+        try:
+            return self.fn()
+        finally:
+            with self.lock:
+                self.done += 1
+
+    def open(self) -> None:
+        for go in list(self.calls):
+            go.set()
+
+
+def until(page: Any, ready: Any, what: str) -> None:
+    for _ in range(600):
+        if ready():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@browser_test
+def test_a_fit_that_finishes_after_an_answer_stars_the_last_answer(browser: Any, tmp_path: Path, embedder: Any) -> None:
+    """No projection is cached, so every map waits for the first fit. Two answers are given meanwhile: the map
+    then stars the second answer's papers (its redraw is not dropped while the first one waits), and the page's
+    first map, asked for before any answer, finishing last does not wipe them."""
+    import gradio as gr
+
+    from rag.api import AskPapers
+    from ui.app import launch
+    from vectorstore.pipeline import ingest
+
+    s = make_settings(tmp_path / "store")
+    ingest([CORPUS], s.store, progress=False, embedder=embedder)
+    assert not (s.store.data_dir / "map-projection.npz").exists()
+    app = AskPapers(s)
+    gate = Gate(app.corpus_map)
+    app.corpus_map = gate  # type: ignore[method-assign]
+    _, address, _ = launch(s, app=app, port=free_port(), block=False)
+    try:
+        page = open_page(browser, address.rstrip("/"))
+        until(page, lambda: len(gate.calls) >= 2, "the start-up fit and the page's first map")
+        ask(page, "Which papers use information bottleneck?")
+        assert page.locator("#sources details").count() == 6
+        until(page, lambda: len(gate.calls) >= 3, "the first answer's map")
+        ask(page, "Which papers are about reservoir computing?")
+        cited = page.locator("#sources details").count()
+        assert cited == 1
+        page.get_by_role("tab", name="Map").click()  # (a tab not shown is not drawn)
+        gate.free = True
+        gate.calls[2].set()  # the fit runs for the first answer's map; every later redraw goes straight through
+        page.wait_for_function(
+            "n => (document.querySelector('#map')?.innerText || '').includes(`cited in the last answer (${n})`)",
+            arg=cited, timeout=120_000,
+        )  # fmt: skip
+        gate.calls[1].set()  # the page's first map (no answer yet) and the start-up fit finish last
+        gate.calls[0].set()
+        until(page, lambda: gate.done == len(gate.calls), "every redraw to finish")
+        page.wait_for_timeout(1500)  # (their outputs, if any, reach the page)
+        page.wait_for_selector("#map svg .pt.cited", timeout=60_000)
+        assert f"cited in the last answer ({cited})" in page.locator("#map .map-legend").inner_text()
+        assert page.locator("#map svg .pt.cited").count() == cited
+        page.close()
+    finally:
+        gate.open()
+        gr.close_all()

@@ -18,6 +18,7 @@ import json
 import shutil
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,13 +31,15 @@ from rag.api import AskPapers, stop_ingests
 from rag.inputs import MAX_K, clean_question, recent
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
-from vectorstore.errors import AskPapersError, QuestionError
+from vectorstore.errors import AskPapersError, BadLinesError, QuestionError
 
 from . import corpus_view
 from .exports import Exports, exit_on_sigterm
 from .guard import middleware, trusted_proxies, uploaded_paths
 from .render import answer_html, inline_html, message_html, text_html
 
+REDRAW_SESSIONS = 2000  # sessions whose map redraws are counted (the oldest forgotten first)
+SKIP_HINT = "; fix it, or tick “Skip bad lines” and press “Add to corpus” again (the file is still chosen)"
 EXAMPLES = ["Which papers use information bottleneck?"]  # when the store has too little text for its own
 LATEX: list[dict[str, str | bool]] = [
     {"left": "$$", "right": "$$", "display": True},
@@ -49,7 +52,8 @@ _ASSETS = Path(gr.__file__).parent / "templates" / "frontend" / "assets"
 KATEX_JS = next((p.name for p in sorted(_ASSETS.glob("auto-render-*.js"))), "")
 KATEX_CSS = next((p.name for p in sorted(_ASSETS.glob("katex-*.css"))), "")
 CSS = """
-#sources { max-height: min(75vh, 820px); overflow-y: auto !important; overscroll-behavior: contain; }
+#sources { max-height: max(240px, min(calc(100vh - 390px), 820px)); }  /* room below it for "Show all", exports */
+#sources { overflow-y: auto !important; overscroll-behavior: contain; }
 #sources details { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: 2px 8px; }
 #sources details { margin: 3px 0; }
 #sources summary { cursor: pointer; font-weight: 600; white-space: nowrap; overflow: hidden; }
@@ -69,6 +73,16 @@ CSS = """
 #exports { min-height: 0; }
 #sources-col { position: sticky; top: 8px; align-self: flex-start; }
 @media (max-width: 760px) { #sources-col { position: static; } #sources { max-height: 70vh; } }
+/* a phone: the answer uses the whole width (no avatar gutter, no inset bubble) */
+@media (max-width: 760px) {
+  #answer-row, #chat-col { padding-left: 0 !important; padding-right: 0 !important; gap: 8px; }
+  #chat .message-row, #chat .message-wrap { padding-left: 0 !important; padding-right: 0 !important; }
+  #chat .message-row { margin-left: 0 !important; margin-right: 0 !important; }
+  #chat .message-row.bot-row, #chat .message-row .message, #chat .flex-wrap { max-width: 100% !important; }
+  #chat .message-row.bot-row { width: 100% !important; }
+  #chat .avatar-container { display: none !important; }
+  #chat .message { margin-left: 0 !important; margin-right: 0 !important; }
+}
 #exports .file-preview-holder { max-height: 96px; overflow-y: auto; }
 """
 # On the page: a citation [n] opens its source, scrolls the sources panel (not the page) to it and flashes it; a
@@ -128,6 +142,8 @@ JS = r"""
 }
 """.replace("%(latex)s", json.dumps(LATEX)).replace("%(katex)s", KATEX_JS)
 HEAD = f'<link rel="stylesheet" href="assets/{KATEX_CSS}">' if KATEX_CSS else ""
+# The page's own margins (outside the part that ``css`` reaches, which Gradio scopes): narrow on a phone.
+HEAD += "<style>@media (max-width: 760px) { .gradio-container .app { padding-left: 8px; padding-right: 8px; } }</style>"
 
 
 def chat_view(convo: list[dict[str, Any]]) -> list[dict[str, str]]:
@@ -179,7 +195,7 @@ def sources_html(answer: Answer | None) -> str:
         parts.append(
             f"<details id='source-{c.n}' class='source'><summary>[{c.n}] {text_html(c.title)}</summary>"
             f"<div class='meta'>score {c.score:.4f}{venue}{code}</div>"
-            f"<p class='evidence'>“{inline_html(c.evidence)}”</p>"
+            f"<p class='evidence'>“{inline_html(c.quotes()[0])}”</p>"
             f"<p class='abstract'>{highlight(c.abstract, c.evidence)}</p></details>"
         )
     if answer.unsupported:
@@ -223,6 +239,8 @@ class Handlers:
         self.exports = exports
         self.upload_dir = gr.utils.get_upload_folder()
         self.received: set[str] = set()  # the files this app's upload route saved (Gradio's own record of them)
+        self._redraws: OrderedDict[str, int] = OrderedDict()  # per session: how many map redraws were asked for
+        self._redraws_lock = threading.Lock()
 
     def respond(
         self, message: str, convo: list[dict[str, Any]] | None, mode: str, k: float, venue: str,
@@ -313,10 +331,22 @@ class Handlers:
         pid = str(row[-1]) if row else ""
         return corpus_view.abstract_html(self.app.paper(pid))
 
-    def corpus_map(self, answer: Answer | None, shown: str = "") -> tuple[Any, str]:
+    def corpus_map(self, answer: Answer | None, shown: str = "", request: gr.Request | None = None) -> tuple[Any, str]:
         """The map with the last answer's papers starred, and what it shows (its key); not sent again while the
-        page shows that already (the same points and the same stars): at 2,610 papers it is about 565 KB."""
+        page shows that already (the same points and the same stars): at 2,610 papers it is about 565 KB.
+
+        The first map of a store waits for its projection to be fitted, and redraws run side by side: one asked for
+        after an earlier answer may finish after one asked for after a later answer. Only the session's latest
+        redraw draws, so the map always stars the last answer's papers."""
+        session = getattr(request, "session_hash", None) or ""
+        with self._redraws_lock:
+            mine = self._redraws.pop(session, 0) + 1
+            self._redraws[session] = mine
+            while len(self._redraws) > REDRAW_SESSIONS:
+                self._redraws.popitem(last=False)
         points = self.app.corpus_map()
+        if session and self._redraws.get(session, mine) != mine:  # a later answer's redraw draws its own stars
+            return gr.skip(), gr.skip()
         cited = sorted({c.paper_id for c in answer.citations}) if answer else []
         key = corpus_view.map_key(points, cited)
         if key == shown:
@@ -328,23 +358,34 @@ class Handlers:
         data = evt._data if isinstance(evt._data, dict) else {}
         return corpus_view.abstract_html(self.app.paper(str(data.get("paper_id", ""))), elem_id="map-abstract-view")
 
-    def add(self, files: Any, progress: gr.Progress = gr.Progress(track_tqdm=True)) -> tuple[Any, ...]:  # noqa: B008
+    def add(
+        self,
+        files: Any,
+        skip_bad: Any = False,
+        progress: gr.Progress = gr.Progress(track_tqdm=True),  # noqa: B008
+    ) -> tuple[Any, ...]:
         """Ingest uploaded files. The payload is raw (``preprocess=False``): only files Gradio received as
-        uploads are read, never a server path that a caller names."""
+        uploads are read, never a server path that a caller names. ``skip_bad``: the "Skip bad lines" box."""
         if not files:
-            return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), None)
+            return ("⚠️ Choose a .txt, .jsonl, .json or .csv file first.", gr.skip(), gr.skip(), gr.skip())
         accepted: list[tuple[Path, str]] = []
+        skip = skip_bad is True
         try:
             accepted = uploaded_paths(files, self.upload_dir, self.received)
             limits = self.app.settings.ui.upload_limits()  # checked record by record before anything is embedded
-            report = self.app.add_files([p for p, _ in accepted], progress=True, limits=limits)  # (gr.Progress)
+            report = self.app.add_files(
+                [p for p, _ in accepted], skip_bad=skip, progress=True, limits=limits
+            )  # (tqdm: gr.Progress)
         except AskPapersError as e:
-            msg = str(e)
+            msg = e.detail + SKIP_HINT if isinstance(e, BadLinesError) else str(e)  # in the page's terms
             for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
                 msg = msg.replace(str(path), name)
-            return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), None)
+            return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), gr.skip())
         count, df = self.table()
-        return (f"✅ {html.escape(report.summary())}", count, df, None)
+        skipped = "".join(f"<br>{text_html(m)}" for m in report.messages[:20]) if skip else ""
+        for path, name in accepted:
+            skipped = skipped.replace(str(path), html.escape(name))
+        return (f"✅ {html.escape(report.summary())}{skipped}", count, df, None)
 
     def api_ask(
         self, question: str, history: list[dict[str, Any]] | None = None, mode: str = "auto", k: int | None = None,
@@ -364,22 +405,22 @@ def _chat_tab(app: AskPapers) -> SimpleNamespace:
     settings = app.settings
     with gr.Tab("Chat"):
         with gr.Row(elem_id="answer-row"):
-            with gr.Column(scale=3, min_width=340):
+            with gr.Column(scale=3, min_width=340, elem_id="chat-col"):
                 chatbot = gr.Chatbot(label="Chat", height="min(68vh, 680px)", elem_id="chat", sanitize_html=True,
                                      render_markdown=False, latex_delimiters=LATEX, autoscroll=False)  # fmt: skip
+                with gr.Row(elem_id="question-row"):  # under the answer, so it stays in view after one
+                    box = gr.Textbox(
+                        placeholder="Ask about the papers in the corpus",
+                        show_label=False, scale=5, elem_id="question", submit_btn=False,
+                        max_length=2000,
+                    )  # fmt: skip
+                    send = gr.Button("Ask", variant="primary", scale=1, min_width=80, elem_id="ask")
+            with gr.Column(scale=2, min_width=320, elem_id="sources-col"):  # after the input on a narrow screen
+                notice = gr.Markdown(elem_id="notice")
+                sources = gr.HTML(sources_html(None), elem_id="sources")
                 show_all = gr.Button("Show all", visible=False, size="sm", elem_id="show-all")
                 files = gr.File(label="Export cited papers (Markdown, CSV, BibTeX)", file_count="multiple",
                                 interactive=False, elem_id="exports", height=110, visible=False)  # fmt: skip
-            with gr.Column(scale=2, min_width=320, elem_id="sources-col"):
-                notice = gr.Markdown(elem_id="notice")
-                sources = gr.HTML(sources_html(None), elem_id="sources")
-        with gr.Row():
-            box = gr.Textbox(
-                placeholder="Ask about the papers in the corpus",
-                show_label=False, scale=5, elem_id="question", submit_btn=False,
-                max_length=2000,
-            )  # fmt: skip
-            send = gr.Button("Ask", variant="primary", scale=1, elem_id="ask")
         gr.Examples(app.example_questions() or EXAMPLES, inputs=box, label="Examples", elem_id="examples")
         with gr.Accordion("Settings", open=False):
             mode = gr.Radio(["auto", "extractive", "llm"], value=settings.mode, label="Answer mode")
@@ -414,10 +455,13 @@ def _papers_tab() -> SimpleNamespace:
         with gr.Row():
             upload = gr.File(label="Add abstracts (.txt, .jsonl, .json, .csv)", file_count="multiple",
                              file_types=[".txt", ".jsonl", ".json", ".csv"], elem_id="upload")  # fmt: skip
-            add_btn = gr.Button("Add to corpus", elem_id="add")
+            with gr.Column(scale=0, min_width=200):
+                skip_bad = gr.Checkbox(label="Skip bad lines", value=False, elem_id="skip-bad",
+                                       info="add the good records of a file with malformed ones")  # fmt: skip
+                add_btn = gr.Button("Add to corpus", elem_id="add")
         upload_status = gr.Markdown(elem_id="upload-status")
     return SimpleNamespace(search=search, sort=sort, count=count, papers=papers, abstract=abstract, upload=upload,
-                           add_btn=add_btn, upload_status=upload_status)  # fmt: skip
+                           skip_bad=skip_bad, add_btn=add_btn, upload_status=upload_status)  # fmt: skip
 
 
 def _map_tab() -> SimpleNamespace:
@@ -449,8 +493,10 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
         inputs = [c.box, convo, c.mode, c.k, c.venue, c.year, c.has_code]
         outputs = [c.chatbot, c.box, c.notice, c.sources, c.files, last, convo, c.show_all]
         shown = gr.State("")  # what the map on the page shows (see Handlers.corpus_map)
+        # "always_last": a redraw asked for while one is still waiting (for the first fit) runs after it, where the
+        # default would drop it and leave an earlier answer's stars on the map
         redraw: dict[str, Any] = {"fn": h.corpus_map, "inputs": [last, shown], "outputs": [plot, shown],
-                                  "show_progress": "hidden"}  # fmt: skip
+                                  "show_progress": "hidden", "trigger_mode": "always_last"}  # fmt: skip
         for trigger in (c.send.click, c.box.submit):
             trigger(h.respond, inputs, outputs, api_visibility="private").then(**redraw)
         c.show_all.click(h.show_all, [convo, last, c.mode, c.venue, c.year, c.has_code], outputs,
@@ -467,7 +513,7 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             event(h.table, [p.search, p.sort], [p.count, p.papers], trigger_mode="always_last", show_progress="hidden")
         p.add_btn.click(
             h.add,
-            p.upload,
+            [p.upload, p.skip_bad],
             [p.upload_status, p.count, p.papers, p.upload],
             preprocess=False,
             show_progress_on=p.upload_status,
@@ -499,11 +545,12 @@ def theme() -> gr.themes.Base:
 
 def launch(
     settings: Settings | None = None, *, host: str | None = None, port: int | None = None, share: bool = False,
-    block: bool = True,
+    block: bool = True, app: AskPapers | None = None,
 ) -> Any:  # fmt: skip
-    settings = settings or get_settings()
+    """Serve the web app (``app``: an AskPapers of ``settings`` already made, else one is)."""
+    settings = settings or (app.settings if app else get_settings())
     private_upload_folder()  # uploads land in a folder of this process, not the shared <temp>/gradio
-    app = AskPapers(settings)
+    app = app or AskPapers(settings)
     app.index  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
     threading.Thread(target=corpus_view.warm_map, args=(app,), daemon=True, name="askpapers-map").start()
     demo = build(app)

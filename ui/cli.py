@@ -9,7 +9,10 @@ import argparse
 import errno
 import json
 import logging
+import os
 import re
+import select
+import signal
 import socket
 import sys
 import traceback
@@ -104,7 +107,7 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = ""
         return
     from rich.text import Text
 
-    from .terminal import BOLD, DIM, Screen, plain, safe, title_text
+    from .terminal import BOLD, DIM, Screen, safe, source_line
 
     screen = screen or Screen()
     screen.markdown(answer.text, [c.title for c in answer.citations])
@@ -113,18 +116,9 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = ""
     for note in answer.notices:
         screen.text(Text("Note: ").append(safe(note)), gap=True)
     if answer.citations:
-        shown = plain(answer.text)
         screen.text(Text("Sources", BOLD), gap=True)
         for c in answer.citations:
-            line = Text()
-            if safe(c.title) not in shown:  # a title the answer already names is not repeated
-                line.append(title_text(c.title), BOLD)
-            details = [safe(x) for x in (c.venue, c.url) if x]
-            if c.code_urls:
-                details.append("code: " + ", ".join(safe(u) for u in c.code_urls))
-            if details:
-                line.append(" · " if line.plain else "").append(" · ".join(details), DIM if line.plain else None)
-            screen.hanging(f"[{c.n}]", line)
+            screen.hanging(f"[{c.n}]", source_line(c))
     if answer.mode == "llm":
         screen.text(Text(answer.footer(), DIM), gap=True)
     if hint and more_hint(answer, hint):
@@ -209,6 +203,12 @@ def line_editing() -> None:
     readline.set_auto_history(True)
 
 
+CHAT_HELP = (
+    "Commands: /help this list · /all the last question again, every paper that matches · "
+    "/clear start afresh (follow-ups forget the earlier answers) · /quit leave (or an empty line, or Ctrl-D)"
+)
+
+
 def cmd_chat(args: argparse.Namespace) -> int:
     from rag.api import ask_stream
     from rag.inputs import recent
@@ -219,22 +219,32 @@ def cmd_chat(args: argparse.Namespace) -> int:
     line_editing()
     screen = Screen()
     print("askpapers chat: ask about the papers; a follow-up such as “Which of those…” narrows the last answer.")
-    print("Empty line or Ctrl-D to quit; ↑ and ↓ recall earlier questions; /all lists every paper that matches")
-    print("the last question.\n")
+    print("↑ and ↓ recall earlier questions. /help lists the commands; an empty line or Ctrl-D quits.\n")
     while True:
         try:
             question = input("you> ").strip()
         except EOFError:
             print()
             return 0
-        if not question or question in ("/quit", "/exit"):
+        command = question.split()[0].lower() if question.startswith("/") else ""  # "/help", "/all", …
+        if not question or command in ("/quit", "/exit", "/q"):
             return 0
         k, past = _k(args.k), history
-        if question == "/all":  # the last question again, for every paper that matches: it replaces that answer
+        if command in ("/help", "/?", "/h"):
+            say(CHAT_HELP + "\n")
+            continue
+        if command == "/clear":
+            history = []
+            say("(started afresh: the next question is not a follow-up)\n")
+            continue
+        if command == "/all":  # the last question again, for every paper that matches: it replaces that answer
             if len(history) < 2:
                 say("(no answer to list in full yet)\n")
                 continue
             question, k, past = str(history[-2]["content"]), _k(ALL), history[:-2]
+        elif command:
+            say(f"Unknown command {printable(command[:40])}: try /help, /all, /clear or /quit.\n")
+            continue
         try:
             answer = _stream_answer(
                 ask_stream(question, recent(past), mode=args.mode, k=k, filters=_filters(args)), screen, "type /all"
@@ -455,14 +465,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("askpapers: interrupted", file=sys.stderr)
         return 130
-    except Exception as e:  # a bug: keep the traceback out of the user's way but available
-        log_path = Path.home() / ".askpapers-error.log"
-        try:
-            log_path.write_text(traceback.format_exc(), encoding="utf-8")
-        except OSError:
-            log_path = Path("(not written)")
-        say(f"askpapers: internal error: {type(e).__name__}: {e} (traceback in {log_path})", file=sys.stderr)
-        return 70
+    except BrokenPipeError:
+        if not _stdout_closed():  # a pipe other than stdout (a socket): a bug like any other
+            return _internal_error()
+        # `askpapers ask … | head`: the reader has all it wants. Exit quietly as a Unix tool killed by SIGPIPE
+        # would (status 128 + 13); stdout goes to /dev/null so that the exit's final flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
+    except Exception:  # a bug: keep the traceback out of the user's way but available
+        return _internal_error()
+
+
+def _internal_error() -> int:
+    """Report the exception being handled in one line, its traceback in ~/.askpapers-error.log; exit status 70."""
+    e = sys.exc_info()[1]
+    log_path = Path.home() / ".askpapers-error.log"
+    try:
+        log_path.write_text(traceback.format_exc(), encoding="utf-8")
+    except OSError:
+        log_path = Path("(not written)")
+    say(f"askpapers: internal error: {type(e).__name__}: {e} (traceback in {log_path})", file=sys.stderr)
+    return 70
+
+
+def _stdout_closed() -> bool:
+    """Whether stdout is a pipe or socket whose reader has gone (poll reports an error on it)."""
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 if __name__ == "__main__":

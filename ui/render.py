@@ -53,7 +53,7 @@ def _link(href: str, label: str, cls: str) -> list[Token]:
     return [open_, _text(label), Token("link_close", "a", -1)]
 
 
-def _emphasised(children: list[Token]) -> list[Token]:
+def emphasised(children: list[Token]) -> list[Token]:
     """Text that quotes Markdown emphasis (an abstract's ``**SymSpectra**``, escaped so it stays text) shown as
     emphasis: each text token is read again by the emphasis-only parser."""
     out: list[Token] = []
@@ -136,7 +136,7 @@ def answer_html(text: str, sources: int = 0) -> str:
     tokens = md.parse(printable(text))
     for tok in tokens:
         if tok.type == "inline" and tok.children:
-            tok.children = _rewrite_inline(_emphasised(tok.children), sources)
+            tok.children = _rewrite_inline(emphasised(tok.children), sources)
     return str(_cleaner().clean(md.renderer.render(tokens, md.options, {})))
 
 

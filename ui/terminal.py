@@ -13,7 +13,7 @@ import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from types import TracebackType
-from typing import IO
+from typing import IO, Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -26,7 +26,7 @@ from rich.text import Text
 
 from vectorstore.text import printable
 
-from .render import latex_text
+from .render import emphasised, latex_text
 
 _MD = MarkdownIt("commonmark", {"html": False}).disable("entity")  # "&amp;" in an abstract stays "&amp;"
 BOLD = Style(bold=True)
@@ -61,7 +61,7 @@ def _inline(tok: Token, titles: Collection[str] = ()) -> Text:
     styles: list[Style] = []
     href: list[str] = []
     strong: list[int] = []  # where each open **…** began in ``out``
-    for child in tok.children or []:
+    for child in emphasised(tok.children or []):  # a quote's own **emphasis** shows as emphasis (as on the web)
         style = Style.combine(styles) if styles else None
         if child.type == "text":
             out.append(safe(child.content), style)
@@ -144,6 +144,21 @@ def plain(markdown: str) -> str:
         indent = "   " * b.depth
         lines.append(f"{indent}{b.marker + ' ' if b.marker else ''}{b.text.plain}")
     return "\n".join(lines)
+
+
+def source_line(c: Any) -> Text:
+    """A citation in the Sources block: "Title — Venue Year", then its address and code links (dim)."""
+    line = Text(title_text(c.title), BOLD)
+    year = str(c.year) if c.year and str(c.year) not in c.venue else ""
+    where = " ".join(safe(x) for x in (c.venue, year) if x)
+    if where:
+        line.append(f" — {where}")
+    details = [safe(c.url)] if c.url else []
+    if c.code_urls:
+        details.append("code: " + ", ".join(safe(u) for u in c.code_urls))
+    if details:
+        line.append(" · " + " · ".join(details), DIM)
+    return line
 
 
 class Screen:

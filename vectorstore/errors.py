@@ -14,6 +14,15 @@ class InputError(AskPapersError):
     """A corpus file that cannot be read or parsed (names the file and line)."""
 
 
+class BadLinesError(InputError):
+    """Malformed records, or a file with no paper, that ``skip_bad`` would skip. ``detail`` says what is wrong
+    without the CLI's "pass --skip-bad", for a front end that offers the choice in its own terms."""
+
+    def __init__(self, detail: str, hint: str = "fix it or pass --skip-bad") -> None:
+        super().__init__(f"{detail}; {hint}")
+        self.detail = detail
+
+
 class StoreError(AskPapersError):
     """The store cannot be opened, read or written."""
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError
+from .errors import BadLinesError, InputError
 from .text import normalise, one_line
 from .titles import code_urls, derive_title, unique_titles
 from .types import Paper
@@ -180,7 +180,7 @@ def parse_jsonl(
             why = "nested too deeply" if isinstance(e, RecursionError) else getattr(e, "msg", e)
             msg = f"{path}:{lineno}: malformed JSON line ({why})"
             if not skip_bad:
-                raise InputError(msg + "; fix it or pass --skip-bad") from None
+                raise BadLinesError(msg) from None
             messages.append("skipped " + msg)
             yield lineno, None
             continue
@@ -421,7 +421,7 @@ def _papers(
         else:
             papers.append(paper)
     if not papers and not skip_bad:
-        raise InputError(f"{path}: {_no_paper(path, fields, skipped - bad)}; fix the file or pass --skip-bad")
+        raise BadLinesError(f"{path}: {_no_paper(path, fields, skipped - bad)}", "fix the file or pass --skip-bad")
     return papers, skipped
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 import Stemmer  # PyStemmer: Snowball's C stemmers
@@ -16,7 +17,16 @@ import Stemmer  # PyStemmer: Snowball's C stemmers
 # A sentence ends at . ! or ? (optionally followed by closing quotes/brackets), then whitespace,
 # then something that can start a sentence. Abbreviations below never end one.
 _BOUNDARY = re.compile(r"""[.!?]["'”’)\]*]*(\s+)(?=[\"'“‘(\[*]*[A-Z0-9])""")
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|et al|vs|cf|Fig|Eq|Sec|resp|approx|etc|Dr|Mr|No)\.|\b[A-Z]\.)$")
+# A full stop with no space after it, between a lower-case word and a capitalised one ("design.Traditional"): some
+# exports drop the space (14% of one conference's abstracts). A URL, a file or a code name ("nn.Module(") is not one.
+_GLUED = re.compile(r"[.!?](?=[A-Z][a-z]|[AI] )")
+_GLUED_AFTER = re.compile(r"(?:[A-Za-z][a-z]|[^\s\\]\$)$")  # what comes before it: a word, or inline math
+_ABBREV = re.compile(
+    r"(?:\b(?:e\.g|i\.e|et al|vs|cf|Figs?|Eqs?|Secs?|Tabs?|Refs?|Thms?|Apps?|Alg|Prop|Def|Lem|Ch|Vol|pp|resp|approx"
+    r"|viz|Dr|Mr|Ms|Prof|Inc|Ltd|Corp|St|No|Nos)\.|\b[A-Za-z]\.)$"
+)
+_GLUED_NOT = re.compile(r"[/@_\\:=]|\.\S*\.|^www|\.[A-Za-z]+[.(_\d]")  # URLs, paths, e-mails, code, dotted names
+_MATH = re.compile(r"\$[^$\n]{1,300}\$")  # inline LaTeX: "$O(n. m)$" holds no sentence end
 _WS = re.compile(r"\s+")
 
 
@@ -69,13 +79,23 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=8192)
 def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    math = [m.span() for m in _MATH.finditer(text)]
+    ends = [(m.start(1), m.end()) for m in _BOUNDARY.finditer(text)]
+    ends += [(m.end(), m.end()) for m in _GLUED.finditer(text) if _glued(text, m.end())]
+    ends.sort()
     spans: list[tuple[int, int]] = []
-    start = 0
-    for m in _BOUNDARY.finditer(text):
-        if _ABBREV.search(text[max(start, m.start() - 40) : m.start() + 1]):  # abbreviations are short
+    start, mi = 0, 0
+    for end, after in ends:
+        if end < start:
             continue
-        spans.append((start, m.start(1)))
-        start = m.end()
+        while mi < len(math) and math[mi][1] <= end - 1:
+            mi += 1
+        if mi < len(math) and math[mi][0] < end - 1 < math[mi][1] - 1:  # inside $…$
+            continue
+        if _ABBREV.search(text[max(start, end - 40) : end]):  # abbreviations are short
+            continue
+        spans.append((start, end))
+        start = after
     spans.append((start, len(text)))
     out = []
     for s, e in spans:
@@ -86,6 +106,66 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
         if e > s:
             out.append((s, e))
     return tuple(out)
+
+
+def _glued(text: str, at: int) -> bool:
+    """Whether the full stop just before ``at``, with no space after it, ends a sentence: the word around it is a
+    plain word, then a capitalised one (not a URL, an e-mail, a path or a dotted code name)."""
+    left = text[max(0, at - 40) : at]
+    if not _GLUED_AFTER.search(left[:-1]):
+        return False
+    right = text[at : at + 40]
+    word = left.split()[-1] if left.split() and not left.endswith("$.") else "x."  # (inline math: only what follows)
+    nxt = right.split()[0] if right.split() else right
+    return not _GLUED_NOT.search(word[:-1] + "." + nxt)
+
+
+QUOTE_MOST = 400  # characters of a sentence quoted as evidence; a longer one is trimmed around its matched words
+_WORD = re.compile(r"\S+")
+
+
+def trim(sentence: str, terms: Sequence[str], limit: int = QUOTE_MOST) -> str:
+    """A verbatim run of whole words of ``sentence`` of at most ``limit`` characters, the one holding the most words
+    whose stems are in ``terms`` (the earliest such run; the sentence's start when none match). A sentence within
+    the limit is returned whole. Linear: one pass of two pointers over the words."""
+    if len(sentence) <= limit:
+        return sentence
+    want = set(terms)
+    words = [(m.start(), m.end(), bool(want & set(stems(m.group())))) for m in _WORD.finditer(sentence)]
+    best, best_n, n, j = (0, 0), -1, 0, 0
+    for i in range(len(words)):
+        if j < i:
+            j, n = i, 0
+        while j < len(words) and words[j][1] - words[i][0] <= limit:
+            n += words[j][2]
+            j += 1
+        if j > i and n > best_n:
+            best, best_n = (i, j), n
+        if j > i:
+            n -= words[i][2]
+    if best_n < 0:  # one word longer than the limit
+        return sentence[:limit]
+    hit = [k for k in range(*best) if words[k][2]] or [0]
+    lo, hi = hit[0], hit[-1]  # then the words around the matched ones, a word each side in turn
+    grew = True
+    while grew:
+        grew = False
+        if lo > 0 and words[hi][1] - words[lo - 1][0] <= limit:
+            lo, grew = lo - 1, True
+        if hi + 1 < len(words) and words[hi + 1][1] - words[lo][0] <= limit:
+            hi, grew = hi + 1, True
+    return sentence[words[lo][0] : words[hi][1]].rstrip(",;:")
+
+
+def elide(text: str, part: str) -> str:
+    """``part`` of ``text`` as shown in a quote: with "…" where it starts or ends inside one of ``text``'s
+    sentences (a trimmed quote); unchanged when it is whole sentences, or not found."""
+    at = text.find(part)
+    if at < 0 or not part:
+        return part
+    spans = sentence_spans(text)
+    starts, ends = {s for s, _ in spans}, {e for _, e in spans}
+    return ("" if at in starts else "…") + part + ("" if at + len(part) in ends else "…")
 
 
 def sentences(text: str) -> list[str]:

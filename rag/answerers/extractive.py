@@ -84,7 +84,7 @@ def showing(cited: int, total: int) -> str:
 
 
 def _items(cites: list[Citation]) -> list[str]:
-    return [f"{c.n}. **{md(c.title)}** [{c.n}]: " + " … ".join(f"“{md(s)}”" for s in c.sentences) for c in cites]
+    return [f"{c.n}. **{md(c.title)}** [{c.n}]: " + " … ".join(f"“{md(s)}”" for s in c.quotes()) for c in cites]
 
 
 class ExtractiveAnswerer(Answerer):
@@ -149,10 +149,12 @@ class ExtractiveAnswerer(Answerer):
                 return abstain(plan, f"None of the {len(within)} papers in the previous answer matches {shown}.", [])
             return abstain(plan, f"No paper in the corpus matches {shown}.", self.nearest(plan, filters))
         cut = matches[: request.k or self.rule.max_list]
+        terms = content_stems(" ".join(plan.alternatives) or plan.searched)  # what a long quote is trimmed around
         groups = self.groups(cut) if plan.intent == "overview" else [cut]
         ordered = [m for g in groups for m in g]  # numbered in reading order, group by group
         cites = [
-            Citation.from_paper(i, m.paper, m.sentences or [m.evidence], m.score) for i, m in enumerate(ordered, 1)
+            Citation.from_paper(i, m.paper, m.sentences or [m.evidence], m.score, terms)
+            for i, m in enumerate(ordered, 1)
         ]
         if plan.intent == "overview":
             text = self.overview(plan, cites, [len(g) for g in groups], len(matches), shown)
@@ -257,8 +259,8 @@ class ExtractiveAnswerer(Answerer):
         if cov < self.rule.factoid_min_coverage and not named:
             nearest = [_hit(papers[x.paper_id], x) for x in cands[:NEAREST] if x.paper_id in papers]
             return abstain(plan, "No paper in the corpus answers this question.", nearest)
-        cites = [Citation.from_paper(1, p, sent, c.score)]
-        text = preface(plan) + f"According to **{md(p.title)}** [1]: “{md(sent)}”"
+        cites = [Citation.from_paper(1, p, sent, c.score, terms)]
+        text = preface(plan) + f"According to **{md(p.title)}** [1]: “{md(cites[0].quotes()[0])}”"
         return Answer(question=plan.text, text=text, citations=cites, found=True, kind="factoid", total=1,
                       plan=plan.to_dict())  # fmt: skip
 

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from vectorstore.text import content_stems
+
 from ..chain import build_llm, condense_chain, describe_error, format_context, format_history, structured
 from ..citations import Checked, ContextPaper, check
 from ..index import PaperIndex
@@ -184,7 +186,10 @@ class LLMAnswerer(Answerer):
         if rest:
             tail = f"\n\n**Also matching** ({len(rest)} more, each in the sources with its evidence): "
             tail += "; ".join(rest) + "."
-        cites = [Citation.from_paper(n, m.paper, m.sentences or [m.evidence], m.score) for n, m in enumerate(cut, 1)]
+        terms = content_stems(" ".join(request.plan.alternatives) or request.plan.searched)
+        cites = [
+            Citation.from_paper(n, m.paper, m.sentences or [m.evidence], m.score, terms) for n, m in enumerate(cut, 1)
+        ]
         answer = Answer(
             question=request.question, text=head + checked.text + tail, citations=cites, mode="llm", found=True,
             kind="list", notices=[*request.notices, *notes, *_check_notes(checked)], unsupported=checked.unsupported,

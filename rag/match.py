@@ -34,7 +34,6 @@ from .membership import RANKED, CandidateEvidence, FacetEvidence, Membership, Ra
 from .query import core_text
 from .retrieval import FusionRetriever, Query
 from .settings import AnswerSettings
-from .topicality import TOPICAL
 from .types import Facet, QueryPlan
 
 
@@ -448,7 +447,7 @@ class FacetMatcher:
         it, most probable first, for a judge to look at.
         """
         cands, papers = self.candidates(plan, filters, within)
-        if not cands or self._absent(plan, cands):
+        if not cands:
             return []
         n_strict = sum(all(f.met for f in c.facets) for c in cands)
         model = self.membership
@@ -471,18 +470,6 @@ class FacetMatcher:
         if near is not None:
             near += sorted((m for m in left if m.probability >= cut / 2), key=lambda m: (-m.probability, m.paper.title))
         return matches
-
-    def _absent(self, plan: QueryPlan, cands: list[CandidateEvidence]) -> bool:
-        """Whether a topical facet is absent from the corpus: no paper states any of its spellings and no candidate
-        meets it ("quantum computing" in a corpus that never says "quantum"). Then nothing matches, however close
-        the other facets come; a facet the corpus does state but not with the others is relaxed instead."""
-        required = [f for f in plan.facets if not f.optional]
-        for k, facet in enumerate(required):
-            if facet.weight < TOPICAL or any(c.facets[k].met for c in cands if k < len(c.facets)):
-                continue
-            if all(self.index.phrase_count(s) == 0 for s in facet.all_spellings()):
-                return True
-        return False
 
     def _near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:
         """Papers in the pools of all facets but one, whose embedding is close to that facet's text."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
 
 from vectorstore.text import STOPWORDS, one_line, same_term, stems
@@ -513,7 +513,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
     excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
     facets: list[Facet] = []
-    cut_from: set[int] = set()  # facets cut from one phrase typed as a whole: parts of one topic, kept as read
+    cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
     for group in [d for g in groups for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=not any(c.islower() for c in text)):
             facets += [_build(g, lexicon) for g in named]
@@ -521,7 +521,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         split = [_split_unattested(u, lexicon) for u in group]
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
             parts = _parts(split[0], lexicon)
-            cut_from.update(range(len(facets), len(facets) + len(parts)))
+            cut_from.append(set(range(len(facets), len(facets) + len(parts))))
             facets += parts
         else:
             facets.append(_build(group, lexicon))
@@ -540,17 +540,21 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
                      names=names)  # fmt: skip
 
 
-def _weigh(facets: list[Facet], lexicon: Lexicon, kept: Set[int] = frozenset()) -> list[Facet]:
+def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] = ()) -> list[Facet]:
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
-    an optional one stays optional, and a part of one phrase typed as a whole, ``kept``, stays as read: "weather"
-    of "weather forecasting" is a topic word, however common in English)."""
+    an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
+    one of them is topical: "weather" of "weather forecasting" is a topic word, however common in English, while
+    both parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too."""
     if not facets:
         return facets
     weights = topicality([f.alternatives[0] for f in facets], lexicon)
+    kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group}
     best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
-        demote = w < TOPICAL and i != best and i not in kept
+        # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
+        unstated = i not in kept and all(lexicon.phrase_df(s) == 0 for s in f.all_spellings())
+        demote = (w < TOPICAL or unstated) and i != best and i not in kept
         out.append(replace(f, weight=w, optional=f.optional or demote))
     return out
 

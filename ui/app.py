@@ -15,7 +15,7 @@ os.environ.setdefault("GRADIO_SSR_MODE", "False")
 import html
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -478,8 +478,9 @@ def theme() -> gr.themes.Base:
 
 def launch(
     settings: Settings | None = None, *, host: str | None = None, port: int | None = None, share: bool = False,
-    block: bool = True,
+    block: bool = True, clock: Callable[[], float] | None = None,
 ) -> Any:  # fmt: skip
+    """Serve the web app. ``clock`` times the login back-off (``time.monotonic`` unless a test gives its own)."""
     settings = settings or get_settings()
     app = AskPapers(settings)
     app.index  # noqa: B018  (open the store, ingesting the bundled corpus if it is empty)
@@ -507,5 +508,5 @@ def launch(
         ssr_mode=False,
         state_session_capacity=500,  # Gradio keeps per-session state; the default (10,000) grows memory for hours
         max_file_size=settings.ui.max_upload_mb * 1024 * 1024,
-        app_kwargs={"middleware": middleware(bind, settings.ui.allowed_hosts)},
+        app_kwargs={"middleware": middleware(bind, settings.ui.allowed_hosts, clock)},
     )

@@ -91,15 +91,18 @@ class LoginThrottle:
             self.record(client, ok=status[0] < 400)
 
 
-def middleware(host: str, allowed_hosts: Iterable[str] | None = None) -> list[Any]:
-    """The app's middleware: the Host check when bound to loopback (or to a given list), and login back-off."""
+def middleware(
+    host: str, allowed_hosts: Iterable[str] | None = None, clock: Callable[[], float] | None = None
+) -> list[Any]:
+    """The app's middleware: the Host check when bound to loopback (or to a given list), and login back-off
+    (timed by ``clock``, ``time.monotonic`` unless a test gives its own)."""
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
     hosts = list(allowed_hosts or [])
     if not hosts and is_loopback(host):
         hosts = list(LOOPBACK_NAMES)
-    out = [Middleware(LoginThrottle)]
+    out = [Middleware(LoginThrottle, clock=clock or time.monotonic)]
     if hosts and "*" not in hosts:
         out.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
     return out

@@ -23,11 +23,9 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from rag.api import AskPapers
-from rag.inputs import MAX_K, clean_question, recent
+from rag import MAX_K, AskPapers, AskPapersError, QuestionError, clean_question, recent_messages
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
-from vectorstore.errors import AskPapersError, QuestionError
 
 from . import corpus_view
 from .exports import Exports, exit_on_sigterm
@@ -231,7 +229,7 @@ class Handlers:
         except QuestionError as e:  # an empty question: said once, with no empty bubble in the chat
             yield skip, skip, f"⚠️ {text_html(str(e))}", skip, skip, skip, skip, skip
             return
-        past = recent([m for m in convo if not m.get("shown_only")])
+        past = recent_messages([m for m in convo if not m.get("shown_only")])
         pending = [*convo, turn("user", message), {"role": "assistant", "content": "", "html": "<p>…</p>"}]
         hide = gr.update(visible=False)
         yield chat_view(pending), "", "", skip, skip, skip, skip, hide  # the notice comes back at the end

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from vectorstore.errors import InputError
+from rag import InputError
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 MAX_FILES = 100  # files in one upload

@@ -226,13 +226,39 @@ class _Compiler:
         return lambda i, k: rep(i, k)
 
 
-class Model:
-    """A compiled pattern's model, with a step counter."""
+def _capped(sub: P.SubPattern | list[tuple[object, object]], cap: int) -> list[tuple[object, object]]:
+    """The parse tree with every finite repeat bound above ``cap`` lowered to ``cap`` ({0,300} becomes {0,cap}).
 
-    def __init__(self, pattern: re.Pattern[str]) -> None:
+    A bounded repeat adds at most a constant per start position however large its bound, so the growth of the
+    work with the input (what the tests compare) is the same; the window in which it looks faster than linear
+    shrinks, and with it the input needed to measure. Unbounded repeats (*, +, {n,}) are left as they are."""
+    out: list[tuple[object, object]] = []
+    for op, av in sub:
+        if op in (C.MAX_REPEAT, C.MIN_REPEAT):
+            lo, hi, inner = av  # type: ignore[misc]
+            if hi is not C.MAXREPEAT and hi > cap:
+                lo, hi = min(lo, cap), cap
+            out.append((op, (lo, hi, _capped(inner, cap))))
+        elif op is C.SUBPATTERN:
+            group, add, delete, inner = av  # type: ignore[misc]
+            out.append((op, (group, add, delete, _capped(inner, cap))))
+        elif op is C.BRANCH:
+            out.append((op, (av[0], [_capped(alt, cap) for alt in av[1]])))  # type: ignore[index]
+        elif op in (C.ASSERT, C.ASSERT_NOT):
+            out.append((op, (av[0], _capped(av[1], cap))))  # type: ignore[index]
+        else:
+            out.append((op, av))
+    return out
+
+
+class Model:
+    """A compiled pattern's model, with a step counter (``cap``: lower finite repeat bounds to it, see _capped)."""
+
+    def __init__(self, pattern: re.Pattern[str], cap: int | None = None) -> None:
         self.counter = Counter()
         self._compiler = _Compiler(self.counter, pattern.flags)
-        self._root = self._compiler.seq(P.parse(pattern.pattern, pattern.flags))
+        tree = P.parse(pattern.pattern, pattern.flags)
+        self._root = self._compiler.seq(tree if cap is None else _capped(tree, cap))
 
     def _match_at(self, text: str, start: int) -> int | None:
         end: list[int] = []
@@ -264,9 +290,9 @@ class Model:
         return spans
 
 
-def steps(pattern: re.Pattern[str], text: str) -> int:
+def steps(pattern: re.Pattern[str], text: str, cap: int | None = None) -> int:
     """The steps of one search and one find-all of ``pattern`` over ``text`` (what the test asks of ``re``)."""
-    model = Model(pattern)
+    model = Model(pattern, cap)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20 * len(text) + 10_000))
     try:
@@ -277,7 +303,7 @@ def steps(pattern: re.Pattern[str], text: str) -> int:
     return model.counter.steps
 
 
-def largest_bound(pattern: re.Pattern[str]) -> int:
+def largest_bound(pattern: re.Pattern[str], cap: int | None = None) -> int:
     """The largest finite upper bound of a repeat in ``pattern`` ({0,300} gives 300): work inside such a window
     may grow faster than linearly until the input is longer than the window."""
 
@@ -295,4 +321,5 @@ def largest_bound(pattern: re.Pattern[str]) -> int:
                 best = max(best, walk(av[1]))  # type: ignore[index]
         return best
 
-    return walk(P.parse(pattern.pattern, pattern.flags))
+    found = walk(P.parse(pattern.pattern, pattern.flags))
+    return found if cap is None else min(found, cap)

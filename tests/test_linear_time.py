@@ -33,6 +33,7 @@ UNITS = [
 ]  # fmt: skip
 TAILS = ["", "x", "!", ")", "\x00"]
 MIN_CHARS = 16  # the smallest input; a pattern with a bounded repeat {0,k} is measured from k + MIN_CHARS on
+BOUND_CAP = 32  # repeat bounds above this are lowered to it in the model (same growth, a smaller window)
 MODULES = project_modules()
 
 
@@ -65,11 +66,11 @@ def _sizes(unit: str, chars: int) -> list[int]:
 
 def _slow_pattern_inputs(pattern: re.Pattern[str], first: bool = False) -> list[str]:
     """The unit and tail of each adversarial input on which ``pattern``'s steps grow faster than linearly."""
-    chars = MIN_CHARS + regex_steps.largest_bound(pattern)
+    chars = MIN_CHARS + regex_steps.largest_bound(pattern, BOUND_CAP)
     slow = []
     for unit in UNITS:
         for tail in TAILS:
-            counts = [regex_steps.steps(pattern, unit * n + tail) for n in _sizes(unit, chars)]
+            counts = [regex_steps.steps(pattern, unit * n + tail, BOUND_CAP) for n in _sizes(unit, chars)]
             if not is_linear(counts):
                 slow.append(f"{unit!r}*n+{tail!r}: {counts} steps")
                 if first:

@@ -244,9 +244,7 @@ def _capped(sub: P.SubPattern | list[tuple[object, object]], cap: int) -> list[t
             out.append((op, (group, add, delete, _capped(inner, cap))))
         elif op is C.BRANCH:
             out.append((op, (av[0], [_capped(alt, cap) for alt in av[1]])))  # type: ignore[index]
-        elif op in (C.ASSERT, C.ASSERT_NOT):
-            out.append((op, (av[0], _capped(av[1], cap))))  # type: ignore[index]
-        else:
+        else:  # look-arounds kept whole: a look-behind is fixed-width, and its width is read from the parse tree
             out.append((op, av))
     return out
 

@@ -42,10 +42,14 @@ typecheck: install
 	$(BIN)/mypy
 
 # The whole suite on the embedded store, then the store-backed tests again on a real `chroma run` server.
+# Two workers (pytest-xdist), each file's tests on one worker: most tests wait on a subprocess, a server or a
+# browser, so two keep both cores busy. PYTEST_WORKERS=0 runs them in this process.
 SERVER_TESTS := tests/test_ingest.py tests/test_retrieve.py tests/test_answers.py tests/test_ui.py
+PYTEST_WORKERS ?= 2
+PYTEST_ARGS := -q -n $(PYTEST_WORKERS) --dist loadfile
 pytest: install
-	$(BIN)/python -m pytest -q
-	ASKPAPERS_TEST_CHROMA=server $(BIN)/python -m pytest -q $(SERVER_TESTS)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	ASKPAPERS_TEST_CHROMA=server $(BIN)/python -m pytest $(PYTEST_ARGS) $(SERVER_TESTS)
 
 # Side by side with the LangChain recipe and BM25 (quality on three gold sets, speed on ICML 2024):
 # writes docs/benchmarks.md. Needs ../shared/datasets; eval stores are cached in ~/.cache/askpapers/eval.

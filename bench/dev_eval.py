@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from bench.harness import SHARED, store_settings
-from rag.api import AskPapers
+from rag import AskPapers
 from rag.metrics import load_jsonl, score_dev
 from rag.settings import RetrievalSettings, Settings
 

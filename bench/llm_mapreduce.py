@@ -25,13 +25,12 @@ def main() -> None:
 
     from pydantic import SecretStr
 
-    from rag.api import AskPapers
+    from rag import Answer, AskPapers, Progress
     from rag.settings import AnswerSettings, LLMSettings, Settings
-    from rag.types import Answer, Progress
     from tests.fake_openai import FakeOpenAI
     from tests.test_mapreduce import MERGING, merging_records
+    from vectorstore import ingest
     from vectorstore.config import StoreSettings
-    from vectorstore.pipeline import ingest
 
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus.jsonl"

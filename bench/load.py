@@ -57,12 +57,17 @@ __all__ = ["CONVERSATIONS", "LoadResult", "check_isolation", "main", "render_rep
 
 def run_load(
     sessions: int = 20, seconds: float = 60.0, *, client: str = "session", think: float = 0.0, timeout: float = 60.0,
-    progress: Callable[[str], None] = log,
+    progress: Callable[[str], None] = log, turns: int | None = None,
 ) -> LoadResult:  # fmt: skip
-    """Ingest, start the server, take the reference answers, run the sessions, stop the server."""
+    """Ingest, start the server, take the reference answers, run the sessions, stop the server.
+
+    With ``turns``, each session asks that many questions and stops, whatever the time (a test's fixed amount of
+    work); without it, the sessions ask until ``seconds`` have passed (the benchmark)."""
     if sessions < 1 or seconds <= 0 or client not in CLIENT_TEXT:
         raise ValueError(f"sessions must be at least 1, seconds positive and client one of {sorted(CLIENTS)}")
-    result = LoadResult(sessions, seconds, think, timeout, datetime.now(), client, load_before=load_average())
+    result = LoadResult(
+        sessions, seconds, think, timeout, datetime.now(), client, load_before=load_average(), turns=turns
+    )
     with tempfile.TemporaryDirectory(prefix="askpapers-load-") as tmpdir:
         tmp = Path(tmpdir)
         env = server_env(tmp / "data")
@@ -108,7 +113,7 @@ def run_sessions(
     threads = []
     for i in range(result.sessions):
         s = Session(i, i % len(CONVERSATIONS), server.url, refs, recorder, barrier, clock, result.think, result.timeout,
-                    result.client)  # fmt: skip
+                    result.client, result.turns)  # fmt: skip
         threads.append(threading.Thread(target=s.run, name=f"session-{i}", daemon=True))
     result.rss_before = rss_mb(server.pid)
     cpu_server, cpu_client = cpu_seconds(server.pid), time.process_time()
@@ -120,7 +125,7 @@ def run_sessions(
     sampler = RssSampler(server.pid, start)
     sampler.start()
     progress(f"{result.sessions} sessions started for {result.seconds:g} s")
-    hard_stop = start + result.seconds + result.timeout + 60
+    hard_stop = start + (result.timeout * result.turns if result.turns else result.seconds + result.timeout) + 60
     next_report = start + 10
     while any(th.is_alive() for th in threads) and time.perf_counter() < hard_stop:
         time.sleep(0.2)

@@ -42,6 +42,7 @@ class LoadResult:
     reference_seconds: float = 0.0
     load_before: str = ""
     load_after: str = ""
+    turns: int | None = None  # when set, each session asks this many questions and stops (no deadline)
 
     @property
     def ok(self) -> bool:

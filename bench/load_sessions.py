@@ -172,6 +172,7 @@ class Session:
     think: float
     timeout: float
     client_kind: str
+    turns: int | None = None  # questions to ask, then stop; None: ask until the deadline
 
     @property
     def kind(self) -> str:
@@ -199,7 +200,9 @@ class Session:
         start, deadline = self.clock["start"], self.clock["deadline"]
         turn, previous = 0, None
         history: list[Message] = []
-        while time.perf_counter() < deadline:
+        asked = 0
+        while asked < self.turns if self.turns is not None else time.perf_counter() < deadline:
+            asked += 1
             question = conversation[turn]
             t = time.perf_counter()
             try:

@@ -58,7 +58,7 @@ def _apps() -> dict[str, tuple[Any, list[dict[str, Any]]]]:
 
 def extract() -> None:
     """Each query through the production path (AskPapers.search_query, FusionRetriever.fuse and .pool)."""
-    from rag.inputs import clean_question
+    from rag import clean_question
 
     OUT.mkdir(parents=True, exist_ok=True)
     for name, (app, qs) in _apps().items():

@@ -166,7 +166,7 @@ def first_time_child(data_dir: str, qs: list[str], which: str) -> dict[str, Any]
     t = time.perf_counter()
     import chromadb  # noqa: F401
 
-    from rag.api import AskPapers
+    from rag import AskPapers
     from rag.settings import get_settings
 
     imports_s = time.perf_counter() - t
@@ -245,10 +245,10 @@ def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> 
     """In a child process: ingest into a fresh store, then time queries."""
     import chromadb  # noqa: F401  (imported before the clock starts)
 
-    from rag.api import AskPapers
+    from rag import AskPapers
     from rag.settings import get_settings
+    from vectorstore import ingest
     from vectorstore.lexical import sync_lexical
-    from vectorstore.pipeline import ingest
 
     server: dict[str, Any] = {"chroma_host": "127.0.0.1", "chroma_port": port} if mode == "server" else {}
     store = store_settings(data_dir=Path(data_dir), collection="scale", **server)

@@ -81,9 +81,9 @@ def speed_raw_embedder(corpus: str) -> dict[str, Any]:
 def speed_askpapers(data_dir: str, corpus: str, questions: list[str]) -> dict[str, Any]:
     import chromadb  # noqa: F401  (imported before the clock starts, as the recipe's import of langchain_chroma does)
 
-    from rag.api import AskPapers
+    from rag import AskPapers
     from rag.settings import get_settings
-    from vectorstore.pipeline import ingest
+    from vectorstore import ingest
 
     store = store_settings(data_dir=Path(data_dir), default_corpus=BUNDLED)
     emb = warm_embedder(embedder_threads())  # the model is loaded before the clock starts, for both systems

@@ -34,6 +34,7 @@ from vectorstore.text import STOPWORDS, content_stems, phrase_forms, stem
 from vectorstore.text import tokens as word_tokens
 from vectorstore.types import Filters
 
+from .fusion import rrf
 from .index import PaperIndex
 
 log = logging.getLogger("askpapers")
@@ -350,8 +351,6 @@ class LearnedRanker:
 
         ``rankings`` maps each retriever's name (dense, lexical, phrase) to its (paper_id, score) list, best first.
         """
-        from .retrieval import rrf
-
         if self._warming is not None:  # a warm-up of the store's data is running: its data is on its way
             self._warming.wait(WARM_WAIT)
         qv = self.index.embed(text)

@@ -16,6 +16,7 @@ import numpy as np
 
 from vectorstore.types import Filters
 
+from .fusion import rrf
 from .index import PaperIndex
 from .rerank import LearnedRanker, Pool
 from .settings import RetrievalSettings
@@ -91,15 +92,6 @@ class PhraseRetriever(Retriever):
             seen = {pid for pid, _ in hits}
             hits += [h for h in self.index.phrase_search(phrases, n, filters) if h[0] not in seen]
         return [Candidate(pid, s) for pid, s in hits[:n]]
-
-
-def rrf(rankings: list[list[str]], k: int) -> dict[str, float]:
-    """Reciprocal rank fusion: sum of 1 / (k + rank) over the rankings a paper appears in."""
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, pid in enumerate(ranking, start=1):
-            scores[pid] = scores.get(pid, 0.0) + 1.0 / (k + rank)
-    return scores
 
 
 class FusionRetriever:

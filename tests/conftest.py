@@ -24,11 +24,33 @@ for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ASKPAPERS_LLM_MODEL", "ASKPAP
     os.environ.pop(_var, None)
 
 
+class RememberingEmbedder:
+    """The real embedder, remembering the vectors of each batch it has embedded: the many tests that ingest the
+    bundled corpus into a store of their own run the model on it once per session, not once per test. A batch
+    seen before gets the same vectors the model gave it (the model is deterministic); anything else, queries
+    included, runs the model."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self._seen: dict[tuple[tuple[str, ...], int], Any] = {}
+        self.model_runs = 0
+
+    def embed(self, texts: Any, batch_size: int = 8) -> Any:
+        key = (tuple(texts), batch_size)
+        if key not in self._seen:
+            self.model_runs += 1
+            self._seen[key] = self._real.embed(texts, batch_size)
+        return self._seen[key].copy()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
 @pytest.fixture(scope="session")
 def embedder():  # type: ignore[no-untyped-def]
     from vectorstore.embed import get_embedder
 
-    return get_embedder()
+    return RememberingEmbedder(get_embedder())
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,22 +1,27 @@
 """No input can make the query or ingest path slow: every regular expression and text scan runs in linear time.
 
 A regular expression that backtracks (``(?:[\\s,;]+or)+$`` on a run of commas) takes quadratic time or worse, and
-holds the GIL while it runs, so one request could freeze every session. These tests time each pattern and each
-text function on adversarial inputs of n and 8n units and compare the two times: linear work grows about 8×,
-quadratic 64×. Ratios, not absolute times, so a slow or busy machine does not fail them.
+holds the GIL while it runs, so one request could freeze every session. These tests count work, never time it: the
+steps a backtracking engine takes for each pattern (``tests/regex_steps.py``, a model of ``re`` that finds the same
+spans) and the operations each text function runs (``tests/op_count.py``: lines of the project's code, plus the
+text each pattern call scans), on adversarial inputs of n, 2n and 4n units. Linear work adds twice as much on the
+second doubling as on the first, quadratic four times; the counts are the same on any machine, busy or not.
 """
 
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 import re
-import time
 from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from tests import regex_steps
+from tests.op_count import is_linear, ops, project_modules
 
 PACKAGES = ("rag", "vectorstore", "ui")
 SKIP_MODULES = {"ui.app"}  # imports gradio (slow); it holds no pattern that sees user text unbounded
@@ -27,8 +32,9 @@ UNITS = [
     "we propose ", "Which ", "papers ", "use ", "github.com/", "a\u2010b",
 ]  # fmt: skip
 TAILS = ["", "x", "!", ")", "\x00"]
-SMALL, LARGE = 400, 3200  # units; LARGE = 8 × SMALL
-NOISE_FLOOR = 0.02  # seconds: below this at the large size, any growth is fine
+MIN_CHARS = 16  # the smallest input; a pattern with a bounded repeat {0,k} is measured from k + MIN_CHARS on
+BOUND_CAP = 32  # repeat bounds above this are lowered to it in the model (same growth, a smaller window)
+MODULES = project_modules()
 
 
 def _modules() -> list[object]:
@@ -53,25 +59,23 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
 PATTERNS = _patterns()
 
 
-def _best(fn: Callable[[], object], repeat: int = 2) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+def _sizes(unit: str, chars: int) -> list[int]:
+    n = math.ceil(chars / len(unit))
+    return [n, 2 * n, 4 * n]
 
 
-def _grows_linearly(fn: Callable[[str], object], unit: str, tail: str) -> tuple[bool, float, float]:
-    small, large = unit * SMALL + tail, unit * LARGE + tail
-    t_small = _best(lambda: fn(small))
-    t_large = _best(lambda: fn(large))
-    ok = t_large < NOISE_FLOOR or t_large < 20 * max(t_small, 1e-5)
-    if not ok:  # measured again, longer, before it counts: on a busy machine one pair of runs can be preempted
-        t_small = _best(lambda: fn(small), 5)
-        t_large = _best(lambda: fn(large), 5)
-        ok = t_large < NOISE_FLOOR or t_large < 20 * max(t_small, 1e-5)
-    return ok, t_small, t_large
+def _slow_pattern_inputs(pattern: re.Pattern[str], first: bool = False) -> list[str]:
+    """The unit and tail of each adversarial input on which ``pattern``'s steps grow faster than linearly."""
+    chars = MIN_CHARS + regex_steps.largest_bound(pattern, BOUND_CAP)
+    slow = []
+    for unit in UNITS:
+        for tail in TAILS:
+            counts = [regex_steps.steps(pattern, unit * n + tail, BOUND_CAP) for n in _sizes(unit, chars)]
+            if not is_linear(counts):
+                slow.append(f"{unit!r}*n+{tail!r}: {counts} steps")
+                if first:
+                    return slow
+    return slow
 
 
 def test_the_patterns_are_collected() -> None:
@@ -82,13 +86,27 @@ def test_the_patterns_are_collected() -> None:
 
 @pytest.mark.parametrize(("name", "pattern"), PATTERNS, ids=[n for n, _ in PATTERNS])
 def test_every_pattern_runs_in_linear_time(name: str, pattern: re.Pattern[str]) -> None:
-    slow = []
-    for unit in UNITS:
+    for unit in UNITS[::7]:  # the model finds what re finds, so its steps are the steps of this pattern
         for tail in TAILS:
-            ok, t_small, t_large = _grows_linearly(lambda s: (pattern.search(s), pattern.findall(s)), unit, tail)
-            if not ok:
-                slow.append(f"{unit!r}*n+{tail!r}: {t_small * 1000:.1f} → {t_large * 1000:.1f} ms")
+            text = unit * 9 + tail
+            assert regex_steps.Model(pattern).find_all(text) == [m.span() for m in pattern.finditer(text)], text
+    slow = _slow_pattern_inputs(pattern)
     assert not slow, f"{name} grows faster than linearly on: " + "; ".join(slow[:5])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"(?:[\s,;]+or)+$",  # the planner's old connective pattern: a run of commas backtracks quadratically
+        r"\s+\(",  # a space run tried from every start
+        r"[\w-]+$",  # a word at the end, without the look-behind that _WORD_END has
+        r"\b(?:propose|present)\b[^.;:]*?\b([A-Z][\w-]+)\b",  # titles._AFTER_VERB without its {0,300} bound
+    ],
+)
+def test_the_step_count_catches_a_quadratic_pattern(source: str) -> None:
+    pattern = re.compile(source)
+    assert regex_steps.Model(pattern).find_all("a, or b") == [m.span() for m in pattern.finditer("a, or b")]
+    assert _slow_pattern_inputs(pattern, first=True)
 
 
 def _text_functions() -> list[tuple[str, Callable[[str], object]]]:
@@ -111,8 +129,9 @@ def _text_functions() -> list[tuple[str, Callable[[str], object]]]:
     ]
 
 
-@pytest.mark.parametrize(("name", "fn"), _text_functions(), ids=[n for n, _ in _text_functions()])
-def test_text_functions_run_in_linear_time(name: str, fn: Callable[[str], object]) -> None:
+def _slow_function_inputs(
+    fn: Callable[[str], object], chars: int = 64, also: tuple[str, ...] = (), first: bool = False
+) -> list[str]:
     from vectorstore.errors import AskPapersError
 
     def call(s: str) -> object:
@@ -121,36 +140,75 @@ def test_text_functions_run_in_linear_time(name: str, fn: Callable[[str], object
         except AskPapersError:  # a bounded input refused is fine
             return None
 
+    call("Which papers use sparse attention (SA)? " * 3)  # loads the bundled word lists once, outside the count
     slow = []
     for unit in UNITS:
         for tail in ("", "x", "?"):
-            ok, t_small, t_large = _grows_linearly(call, unit, tail)
-            if not ok:
-                slow.append(f"{unit!r}*n+{tail!r}: {t_small * 1000:.1f} → {t_large * 1000:.1f} ms")
+            counts = [ops(lambda s=unit * n + tail: call(s), MODULES, also) for n in _sizes(unit, chars)]
+            if not is_linear(counts):
+                slow.append(f"{unit!r}*n+{tail!r}: {counts} operations")
+                if first:
+                    return slow
+    return slow
+
+
+@pytest.mark.parametrize(("name", "fn"), _text_functions(), ids=[n for n, _ in _text_functions()])
+def test_text_functions_run_in_linear_time(name: str, fn: Callable[[str], object]) -> None:
+    """Each call starts with the functions' memos emptied (tests/op_count.clear_caches): a cache hit on the
+    repeated input must not stand in for the work."""
+    slow = _slow_function_inputs(fn)
     assert not slow, f"{name} grows faster than linearly on: " + "; ".join(slow[:5])
 
 
+def _sentence_spans_rescanning(text: str) -> list[tuple[int, int]]:
+    """A deliberately quadratic sentence splitter: it searches the rest of the text again after each sentence."""
+    from vectorstore.text import _BOUNDARY
+
+    spans, start = [], 0
+    while start < len(text):
+        rest = text[start:]
+        m = _BOUNDARY.search(rest)
+        end = start + (m.start(1) if m else len(rest))
+        spans.append((start, end))
+        start = end + (len(m.group(1)) if m else 0)
+        for _ in rest.split():  # and walks over every remaining word
+            pass
+    return spans
+
+
+def test_the_operation_count_catches_a_quadratic_function() -> None:
+    assert _slow_function_inputs(_sentence_spans_rescanning, also=(__file__,), first=True)
+
+
 ADVERSARIAL = st.lists(
-    st.sampled_from([*"aA ,;.?!()[]-*_<>/\\\t\n\x1b'\"", " or ", " and ", "and/or", "GNNs", "(RL)"]), max_size=30
+    st.sampled_from([*"aA ,;.?!()[]-*_<>/\\\t\n\x1b'\"", " or ", " and ", "and/or", "GNNs", "(RL)"]),
+    min_size=1,
+    max_size=30,
 ).map("".join)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(ADVERSARIAL, st.integers(min_value=1, max_value=40))
-def test_planning_any_long_question_is_quick(fragment: str, repeat: int) -> None:
-    """Property: a question of up to the limit, built from separators and connectives, plans in well under a
-    second, and its topic is made of the question's own characters."""
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ADVERSARIAL)
+def test_planning_work_grows_linearly_with_the_question(fragment: str) -> None:
+    """Property: a question of up to the limit, built from separators and connectives, takes planning work that
+    grows linearly with its length (counted at n, 2n and 4n repeats), and its topic is made of the question's
+    own characters."""
     from rag.inputs import MAX_QUESTION_CHARS, clean_question
     from rag.query import plan
     from tests.test_query import LEX
     from vectorstore.errors import QuestionError
 
-    raw = ("Which papers use sparse " + fragment * repeat)[:MAX_QUESTION_CHARS]
-    try:
-        question = clean_question(raw)
-    except QuestionError:
-        return
-    t = time.perf_counter()
-    q = plan(question, LEX)
-    assert time.perf_counter() - t < 1.0
+    prefix = "Which papers use sparse "
+    n = max(1, (MAX_QUESTION_CHARS - len(prefix)) // (4 * len(fragment)))
+    questions = []
+    for repeat in (n, 2 * n, 4 * n):
+        try:
+            questions.append(clean_question(prefix + fragment * repeat))
+        except QuestionError:
+            return
+    plan(questions[0], LEX)  # the bundled word lists load once, outside the count
+    counts = [ops(lambda q=q: plan(q, LEX), MODULES) for q in questions]
+    assert is_linear(counts), counts
+    q = plan(questions[-1], LEX)
+    question = questions[-1]
     assert all(set(a.lower()) <= set(question.lower()) | set(" ") for f in q.facets for a in f.alternatives)

@@ -1,9 +1,9 @@
-"""A short load test of the web app's HTTP API: 20 concurrent chat sessions with follow-ups for ~12 s.
+"""A short load test of the web app's HTTP API: 5 concurrent chat sessions, each asking its three questions.
 
 Runs the machinery of ``bench.load`` (``make bench-load`` is the 60 s version, with latency and memory figures):
 ``askpapers serve`` as a subprocess on 127.0.0.1 over a fresh store, reference answers asked one at a time, then the
 sessions at once. Only correctness is asserted here: every request answered, no session seeing another's history
-or citations.
+or citations. The sessions ask a fixed number of questions, not for a fixed time, so a slow machine asks the same.
 """
 
 from __future__ import annotations
@@ -12,21 +12,21 @@ from pathlib import Path
 
 from bench import load
 
-SESSIONS = 20
-SECONDS = 12.0
+SESSIONS = 5
+TURNS = 3  # each session's whole conversation: a question and two follow-ups
 
 
 def test_concurrent_sessions_are_all_answered_and_isolated(tmp_path: Path) -> None:
     assert len({c[0] for c in load.CONVERSATIONS[:SESSIONS]}) == SESSIONS, "every session asks its own question"
     # sessions take turns: plain HTTP with a session hash, the simple /call API, gradio_client
-    result = load.run_load(SESSIONS, SECONDS, client="mixed", progress=lambda msg: print(msg, flush=True))
+    result = load.run_load(SESSIONS, 1.0, client="mixed", turns=TURNS, progress=lambda msg: print(msg, flush=True))
 
     assert result.errors == [], result.errors[:5]
     assert result.violations == [], result.violations[:5]
-    assert len(result.requests) >= 40
+    assert len(result.requests) == SESSIONS * TURNS
     assert all(r.ok for r in result.requests)
     assert {r.session for r in result.requests} == set(range(SESSIONS)), "every session was answered"
-    assert any(r.turn > 0 for r in result.requests), "follow-ups were asked"
+    assert {r.turn for r in result.requests} == {0, 1, 2}, "follow-ups were asked"
     assert result.references == 3 * SESSIONS
     report = load.render_report(result, "pytest tests/test_load.py")
     assert "| failed requests | **0** |" in report and "| isolation violations | **0**" in report

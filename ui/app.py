@@ -19,7 +19,7 @@ import shutil
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -27,11 +27,18 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from rag.api import AskPapers, stop_ingests
-from rag.inputs import MAX_K, clean_question, recent
+from rag import (
+    MAX_K,
+    AskPapers,
+    AskPapersError,
+    BadLinesError,
+    QuestionError,
+    clean_question,
+    recent_messages,
+    stop_ingests,
+)
 from rag.settings import Settings, get_settings
 from rag.types import Answer, Progress
-from vectorstore.errors import AskPapersError, BadLinesError, QuestionError
 
 from . import corpus_view
 from .exports import Exports, exit_on_sigterm
@@ -254,7 +261,7 @@ class Handlers:
         except QuestionError as e:  # an empty question: said once, with no empty bubble in the chat
             yield skip, skip, f"⚠️ {text_html(str(e))}", skip, skip, skip, skip, skip
             return
-        past = recent([m for m in convo if not m.get("shown_only")])
+        past = recent_messages([m for m in convo if not m.get("shown_only")])
         pending = [*convo, turn("user", message), {"role": "assistant", "content": "", "html": "<p>…</p>"}]
         hide = gr.update(visible=False)
         yield chat_view(pending), "", "", skip, skip, skip, skip, hide  # the notice comes back at the end
@@ -545,9 +552,10 @@ def theme() -> gr.themes.Base:
 
 def launch(
     settings: Settings | None = None, *, host: str | None = None, port: int | None = None, share: bool = False,
-    block: bool = True, app: AskPapers | None = None,
+    block: bool = True, app: AskPapers | None = None, clock: Callable[[], float] | None = None,
 ) -> Any:  # fmt: skip
-    """Serve the web app (``app``: an AskPapers of ``settings`` already made, else one is)."""
+    """Serve the web app (``app``: an AskPapers of ``settings`` already made, else one is). ``clock`` times the
+    login back-off (``time.monotonic`` unless a test gives its own)."""
     settings = settings or (app.settings if app else get_settings())
     private_upload_folder()  # uploads land in a folder of this process, not the shared <temp>/gradio
     app = app or AskPapers(settings)
@@ -577,5 +585,5 @@ def launch(
         ssr_mode=False,
         state_session_capacity=500,  # Gradio keeps per-session state; the default (10,000) grows memory for hours
         max_file_size=settings.ui.max_upload_mb * 1024 * 1024,
-        app_kwargs={"middleware": middleware(bind, settings.ui.allowed_hosts)},
+        app_kwargs={"middleware": middleware(bind, settings.ui.allowed_hosts, clock)},
     )

@@ -20,8 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vectorstore.errors import AskPapersError
-from vectorstore.text import BIDI_CONTROLS, printable
+from rag import BIDI_CONTROLS, AskPapersError, printable
 
 log = logging.getLogger("askpapers")
 
@@ -61,14 +60,14 @@ def _k_arg(text: str) -> int | str:
 
 def _k(value: int | str | None) -> int | None:
     """The ``k`` the API takes: ``all`` is as many as one answer may list."""
-    from rag.inputs import MAX_K
+    from rag import MAX_K
 
     return MAX_K if value == ALL else value  # type: ignore[return-value]
 
 
 def more_hint(answer: Any, how: str) -> str:
     """ "Showing 2 of 6 papers; add --all to list all 6." under an answer that lists fewer papers than match."""
-    from rag.inputs import MAX_K
+    from rag import MAX_K
 
     if not answer.more:
         return ""
@@ -126,7 +125,7 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = ""
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from rag.api import add_files
+    from rag import add_files
 
     report = add_files(args.paths, skip_bad=args.skip_bad, progress=args.progress)
     if args.json:
@@ -139,7 +138,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    from rag.api import default_app
+    from rag import default_app
 
     written, kept = default_app().embed_files(args.paths, args.out, skip_bad=args.skip_bad, progress=args.progress)
     print(f"Wrote {written:,} embedded papers to {args.out}" + (f" ({kept:,} were already there)" if kept else ""))
@@ -147,7 +146,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from rag.api import default_app
+    from rag import default_app
 
     hits = default_app(warm=False).search(args.query, args.k, filters=_filters(args))  # (one question: no warm-up)
     if args.json:
@@ -155,7 +154,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     from rich.text import Text
 
-    from rag.snippets import clip
+    from rag import clip
 
     from .terminal import BOLD, DIM, Screen, safe, title_text
 
@@ -180,7 +179,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from rag.api import default_app
+    from rag import default_app
 
     k = _k(args.k)
     app = default_app(warm=False)  # (one question: no warm-up)
@@ -210,8 +209,7 @@ CHAT_HELP = (
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from rag.api import ask_stream
-    from rag.inputs import recent
+    from rag import ask_stream, recent_messages
 
     from .terminal import Screen
 
@@ -247,7 +245,9 @@ def cmd_chat(args: argparse.Namespace) -> int:
             continue
         try:
             answer = _stream_answer(
-                ask_stream(question, recent(past), mode=args.mode, k=k, filters=_filters(args)), screen, "type /all"
+                ask_stream(question, recent_messages(past), mode=args.mode, k=k, filters=_filters(args)),
+                screen,
+                "type /all",
             )
         except AskPapersError as e:
             say(f"error: {e}\n")
@@ -262,9 +262,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from rag.evaluate import default_cache, detect, eval_beir, eval_conference, eval_dev, eval_phrasings
+    from rag import InputError, default_cache, detect, eval_beir, eval_conference, eval_dev, eval_phrasings
     from rag.settings import get_settings
-    from vectorstore.errors import InputError
 
     for path in (args.gold, *(args.corpus or ()), args.pool, args.qrels):
         if path is not None and not path.exists():

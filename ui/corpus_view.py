@@ -16,10 +16,7 @@ from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 
-from rag.api import AskPapers
-from rag.topic_map import MapPoint
-from vectorstore.text import printable
-from vectorstore.types import Paper
+from rag import AskPapers, MapPoint, Paper, printable
 
 from .render import latex_text
 

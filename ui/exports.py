@@ -26,7 +26,7 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from rag.citation_export import to_bibtex, to_csv, to_markdown
+from rag import to_bibtex, to_csv, to_markdown
 from rag.types import Answer
 
 try:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vectorstore.errors import InputError
+from rag import InputError
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 MAX_FILES = 100  # files in one upload
@@ -268,15 +268,18 @@ def trusted_proxies(names: Iterable[str]) -> None:
     os.environ["FORWARDED_ALLOW_IPS"] = ",".join(n.strip() for n in names if n.strip())
 
 
-def middleware(host: str, allowed_hosts: Iterable[str] | None = None) -> list[Any]:
-    """The app's middleware: the Host check when bound to loopback (or to a given list), and login back-off."""
+def middleware(
+    host: str, allowed_hosts: Iterable[str] | None = None, clock: Callable[[], float] | None = None
+) -> list[Any]:
+    """The app's middleware: the Host check when bound to loopback (or to a given list), and login back-off
+    (timed by ``clock``, ``time.monotonic`` unless a test gives its own)."""
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
 
     hosts = list(allowed_hosts or [])
     if not hosts and is_loopback(host):
         hosts = list(LOOPBACK_NAMES)
-    out = [Middleware(LoginThrottle), Middleware(FileDataGuard)]
+    out = [Middleware(LoginThrottle, clock=clock or time.monotonic), Middleware(FileDataGuard)]
     if hosts and "*" not in hosts:
         out.insert(0, Middleware(TrustedHostMiddleware, allowed_hosts=hosts, www_redirect=False))
     return out

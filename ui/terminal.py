@@ -24,7 +24,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from vectorstore.text import printable
+from rag import printable
 
 from .render import emphasised, latex_text
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from rag.evaluate import CANONICAL, conference_app, default_cache
 from rag.frames import fill, frames
-from rag.membership import FEATURES, eligible, features, model_path
+from rag.membership import FEATURES, decided, features, model_path
 from rag.metrics import load_jsonl
 
 from .topicality import COMPOUND_TOPICS, CONF
@@ -134,7 +134,7 @@ def cross_validate(rows: list[dict[str, Any]], folds: int = 5) -> tuple[float, d
         test = [i for i, r in enumerate(rows) if fold_of[r["topic"]] == f and r["x"] is not None]
         if test:
             p = model.predict(np.array([rows[i]["x"] for i in test], dtype=np.float64))
-            probs.update({i: (v if eligible(rows[i]["x"]) else 0.0) for i, v in zip(test, p.tolist(), strict=True)})
+            probs.update({i: decided(v, rows[i]["x"]) for i, v in zip(test, p.tolist(), strict=True)})
     table = {}
     for cut in CUTS:
         f1 = f1_by_question(rows, probs, cut)

@@ -30,11 +30,13 @@ from vectorstore.types import ChunkHit, Filters, Paper
 
 from .cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
 from .index import PaperIndex
-from .membership import RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
+from .membership import FEATURES, RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
 from .query import core_text
 from .retrieval import FusionRetriever, Query
 from .settings import AnswerSettings
 from .types import Facet, QueryPlan
+
+_STRICT = FEATURES.index("strict")
 
 
 @dataclass
@@ -382,7 +384,8 @@ class FacetMatcher:
         if len(facets) > 1 and within is None:  # in every pool but one: may meet that one by similarity alone
             ids += self._near(facets, pools, ids)
         ranked = self._ranked(plan, facets, filters, within)
-        ids += [pid for pid in ranked if pid not in set(ids)]
+        pooled = set(ids)
+        ids += [pid for pid in ranked if pid not in pooled]
         papers = self.index.papers(ids)
         if filters is not None and within is not None:
             papers = {pid: p for pid, p in papers.items() if passes(p, filters)}
@@ -418,7 +421,7 @@ class FacetMatcher:
                 sentences = [best_sentence(p.abstract, topic, within=hit_.snippet if hit_ else "")]
             r = ranked.get(pid)
             place = Ranked(r.rank, r.gap, r.similarity) if r else Ranked()
-            out.append(CandidateEvidence(pid, evs, opt, place, score, sentences))
+            out.append(CandidateEvidence(pid, evs, opt, place, score, sentences, pid in pooled))
         return out, papers
 
     def _ranked(
@@ -451,24 +454,30 @@ class FacetMatcher:
             return []
         n_strict = sum(all(f.met for f in c.facets) for c in cands)
         model = self.membership
-        if model is not None:
-            rows = [features(c, n_strict) for c in cands]
-            probs = [p if eligible(r) else 0.0 for p, r in zip(model.probabilities(rows).tolist(), rows, strict=True)]
-            cut = model.cut
-        else:
-            probs = [float(all(f.met for f in c.facets)) for c in cands]
-            cut = 0.5
-        matches: list[Match] = []
-        left: list[Match] = []
-        for c, prob in zip(cands, probs, strict=True):
+        rows = [features(c, n_strict) for c in cands]
+        probs = model.probabilities(rows).tolist() if model is not None else [float(r[_STRICT]) for r in rows]
+        cut = model.cut if model is not None else 0.5
+        every: list[Match] = []
+        # papers that miss exactly one facet and that the model finds borderline: their probability
+        one_off: dict[str, float] = {}
+        for c, prob, row in zip(cands, probs, rows, strict=True):
+            if sum(not f.met for f in c.facets) == 1 and prob >= cut / 2:
+                one_off[c.paper_id] = prob
             met = [f for f in c.facets if f.met]
-            m = Match(papers[c.paper_id], c.score, c.sentences[0], all(f.phrase for f in c.facets),
-                      max((f.similarity for f in met), default=c.ranked.similarity), c.sentences, round(prob, 4),
-                      len(met) == len(c.facets))  # fmt: skip
-            (matches if prob >= cut else left).append(m)
+            # (a paper only the ranking found, close to a facet it does not state, is a relaxed answer at most)
+            strict = len(met) == len(c.facets) and c.pooled
+            every.append(Match(papers[c.paper_id], c.score, c.sentences[0], all(f.phrase for f in c.facets),
+                               max((f.similarity for f in met), default=c.ranked.similarity), c.sentences,
+                               round(1.0 if strict else prob if eligible(row) else 0.0, 4), strict))  # fmt: skip
+        # every paper that meets every facet, however many (a count is a true total); when none does, the papers
+        # that meet all facets but one and come close to it, if the model finds them probable: a relaxed answer,
+        # which says so (Match.strict)
+        matches = [m for m in every if m.strict] or [m for m in every if m.probability >= cut]
         matches.sort(key=lambda m: (-m.probability, -m.score, m.paper.title))
-        if near is not None:
-            near += sorted((m for m in left if m.probability >= cut / 2), key=lambda m: (-m.probability, m.paper.title))
+        if near is not None:  # for a judge: the papers left out that miss one facet only, most probable first
+            kept = {m.paper.paper_id for m in matches}
+            left = [m for m in every if m.paper.paper_id not in kept and m.paper.paper_id in one_off]
+            near += sorted(left, key=lambda m: (-one_off[m.paper.paper_id], m.paper.title))
         return matches
 
     def _near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:

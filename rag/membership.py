@@ -74,6 +74,7 @@ class CandidateEvidence:
     ranked: Ranked
     score: float  # the matcher's own score (for ties)
     sentences: list[str] = field(default_factory=list)
+    pooled: bool = True  # found by the facets' own searches (every paper stating them), not only by the ranking
 
 
 def features(c: CandidateEvidence, n_strict: int) -> list[float]:
@@ -105,6 +106,15 @@ def eligible(row: Sequence[float]) -> bool:
     if unmet == 0:
         return True
     return n >= 2 and unmet == 1 and (row[_AT["unmet_sim"]] >= NEAR_SIMILARITY or row[_AT["unmet_cover"]] >= 1.0)
+
+
+def decided(probability: float, row: Sequence[float]) -> float:
+    """The probability a candidate is in the set: 1 for a paper that meets every facet ("which papers use X"
+    means all of them, however many), 0 for one that is not :func:`eligible`, else the model's: the model decides
+    the papers that miss one facet of several but come close to it."""
+    if row[_AT["strict"]] >= 1.0:
+        return 1.0
+    return probability if eligible(row) else 0.0
 
 
 def model_path() -> Path:

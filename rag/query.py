@@ -149,6 +149,7 @@ def _negates_predicate(toks: list[Tok], i: int) -> bool:
     return j >= 0 and toks[j].word and toks[j].low not in REQUEST_WORDS and toks[j].low not in STOPWORDS
 
 
+CLAUSE_STARTS = frozenset({"to", "for", "as", "before", "so"})  # ", to get up to speed", ", for my thesis"
 EXAMPLE_CUES = (
     ("like",), ("such", "as"), ("including",), ("e", ".", "g"), ("eg",), ("i", ".", "e"), ("for", "example"),
     ("for", "instance"), ("especially",), ("particularly",),
@@ -213,7 +214,9 @@ def _segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], lexicon
         elif boundary := _boundary(t, both):
             close()
             # a comma before a new clause ("Hi team, which papers …", "…, I'd love …") joins no alternatives
-            clause = t.text == "," and nxt is not None and nxt.word and (nxt.low in REQUEST_WORDS or "'" in nxt.low)
+            clause = t.text == "," and nxt is not None and nxt.word and (
+                nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or "'" in nxt.low
+            )  # fmt: skip
             out.append("gap" if boundary == "or" and clause else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)
               and not _glued(low, cur.words, False, lexicon)):  # fmt: skip
@@ -554,9 +557,27 @@ def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] =
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
         # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
         unstated = i not in kept and all(lexicon.phrase_df(s) == 0 for s in f.all_spellings())
-        demote = (w < TOPICAL or unstated) and i != best and i not in kept
+        demote = (w < TOPICAL or unstated) and i != best and i not in kept and not _goes_with(f, facets[best], lexicon)
         out.append(replace(f, weight=w, optional=f.optional or demote))
     return out
+
+
+GOES_WITH = 3.0  # a unit stated with the question's main topic this many times more often than chance is a topic
+GOES_WITH_PAPERS = 3  # … in at least this many papers
+
+
+def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:
+    """Whether the corpus states any alternative of the unit together with the question's main topic far more
+    often than chance ("planning" with "autonomous driving", "safety" with "language models"): topics asked
+    together co-occur in papers, while a word of the request ("worked", "state-of-the-art") is about as common
+    beside the topic as anywhere. Every count comes from the same phrase search."""
+    b = main.alternatives[0]
+    nb = lexicon.both_df(b, b)
+    for a in facet.alternatives:
+        both = lexicon.both_df(a, b)
+        if both >= GOES_WITH_PAPERS and both * max(lexicon.size, 1) >= GOES_WITH * lexicon.both_df(a, a) * nb:
+            return True
+    return False
 
 
 def question_terms(plan_: QueryPlan) -> list[str]:

@@ -41,6 +41,7 @@ FEATURES = [
 TOPICAL = 0.5  # a facet at this probability or above gates; below it only ranks
 TERM_PAPERS = 3  # a phrase of several words that this many papers state is a term of the corpus
 SMOOTH = 0.5  # added to counts before taking logs
+MIN_PAPERS = 30  # in a smaller store a unit's share of the papers says nothing: every unit counts as topical
 
 
 def model_path() -> Path:
@@ -144,6 +145,6 @@ def topicality(units: Sequence[str], lexicon: Lexicon, model: Model | None = Non
     if not units:
         return []
     m = model or shipped_model()
-    if m is None:
+    if m is None or lexicon.size < MIN_PAPERS:
         return [1.0] * len(units)
     return [round(m.probability(row), 4) for row in features(units, lexicon)]

@@ -249,26 +249,6 @@ def test_login_back_off_several_users_and_the_host_check(corpus_settings: Any) -
         gr.close_all()
 
 
-def test_the_back_off_doubles_and_is_capped() -> None:
-    from ui.guard import LoginThrottle
-
-    now = [0.0]
-    throttle = LoginThrottle(app=None, free=3, base=1.0, cap=300.0, clock=lambda: now[0])
-    waits = []
-    for _ in range(14):
-        throttle.record("10.0.0.1", ok=False)
-        waits.append(throttle.wait("10.0.0.1"))
-    assert waits == [0, 0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 300, 300, 300]
-    assert throttle.wait("10.0.0.2") == 0  # per client
-    now[0] += 299.5
-    assert throttle.wait("10.0.0.1") == 0.5
-    throttle.record("10.0.0.1", ok=True)
-    assert throttle.wait("10.0.0.1") == 0
-
-
-# -- export folders are cleaned up -----------------------------------------------------------------------------
-
-
 def test_export_folders_are_rotated_and_removed_at_exit(tmp_path: Path) -> None:
     script = """
 import sys

@@ -106,3 +106,15 @@ def test_the_shipped_membership_model_weighs_evidence_the_right_way() -> None:
     # a facet that is not topical (weight .1) costs less when it is missed than a topical one
     (light,) = model.probabilities([row(False, False, 3, weight=0.1)])
     assert light >= one_ranked
+
+
+def test_a_follow_up_after_an_empty_answer_says_there_is_nothing_to_narrow(small_list: Any) -> None:
+    first = small_list.ask("Which papers use quantum annealing?", mode="extractive")
+    assert first.total == 0
+    history = [
+        {"role": "user", "content": "Which papers use quantum annealing?"},
+        {"role": "assistant", "content": first.text, "paper_ids": first.paper_ids},
+    ]
+    answer = small_list.ask("Which of those are about graph neural networks?", history, mode="extractive")
+    assert "nothing to narrow down" in answer.text and "without “of those”" in answer.text
+    assert "None of the 0 papers" not in answer.text and not answer.citations

@@ -39,6 +39,10 @@ NAMED_BONUS = 0.5  # preference for a paper that names the method the question n
 SIMILARITY_WEIGHT = 0.5  # weight of the best chunk's similarity next to the sentence's coverage
 SHARED = 0.6  # a word in this share of an overview's papers is what they share, not how they differ
 NO_WORDS = "The question has no words to search for. Please rephrase it."
+EMPTY_PREVIOUS = (
+    "The previous answer found no papers, so there is nothing to narrow down. To search the whole corpus for "
+    "{shown}, ask again without “of those”."
+)
 NOT_LATIN = (
     "The offline answerer reads English, and this question has no words in Latin script to search for. Ask in "
     "English, or set up an LLM endpoint (OPENAI_API_KEY or OPENAI_BASE_URL), which reads questions in any language."
@@ -146,6 +150,8 @@ class ExtractiveAnswerer(Answerer):
         shown = reading(plan, filters) if plan.facets else "your question"
         if not matches:
             if within is not None:
+                if not within:  # nothing to narrow: say so, and how to search everything
+                    return abstain(plan, EMPTY_PREVIOUS.format(shown=shown), [])
                 return abstain(plan, f"None of the {len(within)} papers in the previous answer matches {shown}.", [])
             return abstain(plan, f"No paper in the corpus matches {shown}.", self.nearest(plan, filters))
         cut = matches[: request.k or self.rule.max_list]

@@ -160,7 +160,7 @@ class AskPapers:
         With ``limits`` (the web app's uploads), the files are checked against them, one record at a time, before
         anything is parsed into papers or embedded."""
         if limits is not None:
-            check_upload(paths, limits)
+            check_upload(paths, limits, skip_bad)
         parts = self._parts
         embedder = parts.index.embedder if parts else get_embedder(self.settings.embedder.threads)
         titler = llm_titler(self.settings.llm) if self.settings.llm.configured else None

@@ -36,8 +36,9 @@ CAPY = {
         f"{CODE_LINE} Capybara grooming networks are studied with a $4\\times$ faster sampler and "
         "\\textbf{bold} claims, *stars*, [bold]rich markup[/bold], &amp; entities, <b>tags</b> and `ticks`. "
         "The grooming graph of \x1b]52;c;ZXZpbA==\x07 wild capybaras is measured over many long field seasons by "
-        "careful volunteers who record every single grooming bout between every pair of animals in the herd."
-    ),
+        "careful volunteers who record every single grooming bout between every pair of animals in the herd. "
+        "They note the firstwords and secondwords each bout arrive with."  # (the LLM test's marker words: stated, so
+    ),  # the support check, which flags a claim's words that no cited abstract has, leaves them alone)
 }
 QUESTION = "Which papers study capybara grooming networks?"
 COLUMNS = 80

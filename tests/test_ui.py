@@ -175,8 +175,8 @@ def test_upload_then_find_and_broken_upload(page, tmp_path: Path) -> None:
         json.dumps({"id": "axo", "title": "Axolotl limb regeneration", "abstract": "We study axolotl limb "
                     "regeneration with single-cell atlases. Regeneration depends on positional memory."}) + "\n"
     )  # fmt: skip
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "ok1", "abstract": "fine"}\n{"id": broken\n')
+    bad = tmp_path / "bad.jsonl"  # (a good line with an abstract long enough for an upload, and a broken one)
+    bad.write_text('{"id": "ok1", "abstract": "Newts regrow their tails within weeks."}\n{"id": broken\n')
     page.get_by_role("tab", name="Papers").click()
     page.wait_for_function("() => document.querySelector('#paper-count')?.innerText.includes('papers')")
     before = page.locator("#paper-count").inner_text()

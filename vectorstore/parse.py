@@ -368,12 +368,13 @@ class UploadLimits:
 BULK = "use `askpapers ingest` for bulk loads"
 
 
-def check_upload(paths: Iterable[str | os.PathLike[str]], limits: UploadLimits) -> int:
+def check_upload(paths: Iterable[str | os.PathLike[str]], limits: UploadLimits, skip_bad: bool = False) -> int:
     """Check an upload against ``limits`` before anything is embedded; return its records.
 
     The files are read one record at a time and nothing is kept: the size is checked before reading, and the
     records are counted to the end (for the message) without building papers. Raises :class:`InputError` with
-    the number found and the limit, or for the first malformed record, as ingest would.
+    the number found and the limit, or for the first malformed record, as ingest would (with ``skip_bad``, a
+    malformed record is skipped, as ingest skips it).
     """
     files = expand_paths(paths)
     size = sum(f.stat().st_size for f in files)  # (UTF-8: the decoded text has at most as many bytes)
@@ -383,7 +384,7 @@ def check_upload(paths: Iterable[str | os.PathLike[str]], limits: UploadLimits) 
     records = 0
     short = ""  # the first record whose abstract is too short to be worth a paper
     for f in files:
-        for lineno, rec in records_of(f):  # (a malformed record is reported as ingest would report it)
+        for lineno, rec in records_of(f, skip_bad):  # (a malformed record is reported as ingest would report it)
             records += 1
             if rec is None or short or records > limits.max_papers:
                 continue

@@ -9,11 +9,13 @@ excluded one. The matcher reads papers only through :class:`~rag.index.PaperInde
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
+from vectorstore.errors import StoreError
 from vectorstore.text import (
     STOPWORDS,
     acronym_definitions,
@@ -47,6 +49,7 @@ class _Place:
     snippet: str
 
 
+log = logging.getLogger("askpapers")
 _COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
 HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
@@ -389,7 +392,8 @@ class FacetMatcher:
         papers = self.index.papers(ids)
         if filters is not None and within is not None:
             papers = {pid: p for pid, p in papers.items() if passes(p, filters)}
-        self._similarities(facets, pools, list(papers))
+        if loose:  # (one facet: its dense pool has the similarities that matter)
+            self._similarities(facets, pools, list(papers))
         texts = [p.abstract for p in papers.values()]
         variants_of = [spellings(f.all_spellings(), texts) for f in [*facets, *optional]]
         kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
@@ -431,7 +435,11 @@ class FacetMatcher:
         if self.retriever is None:
             return {}
         query = Query(core_text(plan), tuple(plan.alternatives), tuple(tuple(f.all_spellings()) for f in facets))
-        cands = self.retriever.retrieve(query, filters)
+        try:
+            cands = self.retriever.retrieve(query, filters)
+        except StoreError as e:  # (Chroma mid-write: the facets' own searches still find every stating paper)
+            log.warning("askpapers: the ranked search failed, answering from the facets' searches: %s", e)
+            return {}
         if within is not None:
             keep = set(within)
             cands = [c for c in cands if c.paper_id in keep]

@@ -5,6 +5,7 @@ combinations, not picked one by one; each is asked about one of the corpus's top
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,18 +78,23 @@ def _papers() -> list[dict[str, str]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def corpus_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    from rag.api import AskPapers
+def corpus_settings_in(root: Path, embedder: Any) -> Any:
+    """Settings of a real store in ``root`` holding the hand-made corpus (ingested here)."""
     from vectorstore.pipeline import ingest
 
-    root = tmp_path_factory.mktemp("frames")
     path = root / "papers.jsonl"
     path.write_text("\n".join(json.dumps(p) for p in _papers()) + "\n", encoding="utf-8")
     settings = make_settings(root / "store")
     report = ingest([path], settings.store, progress=False, embedder=embedder)
     assert report.added == len(_papers())
-    return AskPapers(settings, warm=False)
+    return settings
+
+
+@pytest.fixture(scope="module")
+def corpus_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    from rag.api import AskPapers
+
+    return AskPapers(corpus_settings_in(tmp_path_factory.mktemp("frames"), embedder), warm=False)
 
 
 def _ids(app: Any, question: str) -> set[str]:

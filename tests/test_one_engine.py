@@ -4,27 +4,20 @@ page shown. On the hand-made corpus of ``tests/test_frames.py``."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
 from rag.rerank import LearnedRanker
-from tests.conftest import make_settings
-from tests.test_frames import _papers
+from tests.test_frames import corpus_settings_in
 
 
 @pytest.fixture(scope="module")
 def small_list(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     """The corpus, with answers that list at most 2 papers (as ASKPAPERS_MAX_LIST=2 would)."""
     from rag.api import AskPapers
-    from vectorstore.pipeline import ingest
 
-    root = tmp_path_factory.mktemp("engine")
-    path = root / "papers.jsonl"
-    path.write_text("\n".join(json.dumps(p) for p in _papers()) + "\n", encoding="utf-8")
-    settings = make_settings(root / "store")
-    ingest([path], settings.store, progress=False, embedder=embedder)
+    settings = corpus_settings_in(tmp_path_factory.mktemp("engine"), embedder)
     settings = settings.model_copy(update={"answer": settings.answer.model_copy(update={"max_list": 2})})
     return AskPapers(settings, warm=False)
 

@@ -192,3 +192,61 @@ def test_llm_faults_under_concurrent_sessions(corpus_settings: Settings, fake_ll
             assert answer.mode == "llm"
             assert {c.paper_id for c in answer.citations} <= own[q] | {h.paper_id for h in app.search(q, k=20)}
     assert fallbacks == 12 and len(fake_llm.of("answer")) == 24
+
+
+class _Flaky:
+    """A collection whose reads fail with Chroma's InternalError ``fails`` times before answering."""
+
+    def __init__(self, fails: int, error: Exception) -> None:
+        self.fails, self.error, self.calls, self.writes = fails, error, 0, 0
+
+    def query(self, **kwargs: Any) -> dict[str, Any]:
+        self.calls += 1
+        if self.calls <= self.fails:
+            raise self.error
+        return {"ids": [["p1"]]}
+
+    def upsert(self, **kwargs: Any) -> None:
+        self.writes += 1
+        raise self.error
+
+
+def _guarded(flaky: _Flaky, slept: list[float]) -> Any:
+    from vectorstore.config import StoreSettings
+    from vectorstore.store import _Guarded
+
+    return _Guarded(flaky, StoreSettings(data_dir=Path("/nonexistent")), sleep=slept.append)
+
+
+def test_a_read_meeting_a_concurrent_writers_commit_is_retried_then_answers() -> None:
+    """Chroma's "Error finding id" while another process commits a batch: the read is tried again, not failed."""
+    from chromadb.errors import InternalError
+
+    from vectorstore.store import READ_RETRY_PAUSES
+
+    slept: list[float] = []
+    flaky = _Flaky(2, InternalError("Error executing plan: Internal error: Error finding id"))
+    guarded = _guarded(flaky, slept)
+    assert guarded.query(query_embeddings=[[0.0]]) == {"ids": [["p1"]]}
+    assert flaky.calls == 3 and guarded.retries == 2 and slept == list(READ_RETRY_PAUSES[:2])
+
+    # a read that keeps failing ends in one StoreError after every pause, with the reason
+    slept.clear()
+    stuck = _Flaky(99, InternalError("Error finding id"))
+    with pytest.raises(StoreError, match="Error finding id"):
+        _guarded(stuck, slept).query(query_embeddings=[[0.0]])
+    assert stuck.calls == len(READ_RETRY_PAUSES) + 1 and slept == list(READ_RETRY_PAUSES)
+
+
+def test_writes_and_other_errors_are_not_retried() -> None:
+    from chromadb.errors import InternalError
+
+    slept: list[float] = []
+    writer = _Flaky(99, InternalError("Error finding id"))
+    with pytest.raises(StoreError):
+        _guarded(writer, slept).upsert(ids=["p1"])
+    assert writer.writes == 1 and slept == []
+    bad = _Flaky(99, ValueError("Expected where to have exactly one operator"))
+    with pytest.raises(StoreError, match="exactly one operator"):
+        _guarded(bad, slept).query(query_embeddings=[[0.0]])
+    assert bad.calls == 1 and slept == []

@@ -18,7 +18,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -377,29 +377,52 @@ def _client(settings: StoreSettings) -> Any:
         raise StoreError(f"cannot open {settings.describe()}: {_reason(e, settings)}") from e
 
 
+# Reads that an embedded store answers from files another process may be writing (an ingest in another
+# terminal): Chroma then raises an InternalError ("Error finding id") for a moment, until the writer's batch is
+# committed. A read is retried after these pauses (about 2 s in all); a write or any other error is not.
+READS = frozenset({"query", "get", "count", "peek"})
+READ_RETRY_PAUSES = (0.05, 0.15, 0.45, 1.35)
+
+
+def _transient(e: BaseException) -> bool:
+    """An error a retried read may not meet again: Chroma's InternalError (a concurrent writer's commit)."""
+    return type(e).__name__ == "InternalError"
+
+
 class _Guarded:
     """A Chroma client or collection whose failures become one-line :class:`StoreError` s.
 
     An HttpClient reconnects on its next request, so when a server comes back the next call succeeds.
+    A read that meets a concurrent writer's half-done commit is retried (``READ_RETRY_PAUSES``); ``sleep``
+    is injectable so that tests count the retries instead of waiting.
     """
 
-    def __init__(self, target: Any, settings: StoreSettings) -> None:
+    def __init__(self, target: Any, settings: StoreSettings, sleep: Callable[[float], None] = time.sleep) -> None:
         self._target = target
         self._settings = settings
+        self._sleep = sleep
+        self.retries = 0  # reads retried so far (a count for tests and logs)
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._target, name)
         if not callable(attr):
             return attr
+        pauses = READ_RETRY_PAUSES if name in READS else ()
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return attr(*args, **kwargs)
-            except StoreError:
-                raise
-            except Exception as e:
-                hint = "" if self._settings.mode == "embedded" else " (is it running? the next request reconnects)"
-                raise StoreError(f"{self._settings.describe()} failed: {_reason(e, self._settings)}{hint}") from e
+            for attempt in range(len(pauses) + 1):
+                try:
+                    return attr(*args, **kwargs)
+                except StoreError:
+                    raise
+                except Exception as e:
+                    if attempt < len(pauses) and _transient(e):
+                        self.retries += 1
+                        self._sleep(pauses[attempt])
+                        continue
+                    hint = "" if self._settings.mode == "embedded" else " (is it running? the next request reconnects)"
+                    raise StoreError(f"{self._settings.describe()} failed: {_reason(e, self._settings)}{hint}") from e
+            raise AssertionError("unreachable")  # pragma: no cover
 
         return call
 

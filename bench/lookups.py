@@ -64,7 +64,7 @@ def count_lookups(data_dir: Path | None, collection: str | None, qs: list[str]) 
     if data_dir is not None:
         settings = settings.model_copy(update={"store": store_settings(data_dir=data_dir, collection=collection)})
     app = AskPapers(settings, warm=False)
-    index = app.index
+    index = app.store_index
     counts = Counts()
     for name in LEXICAL:  # (on the class: the index object is replaced when it is rebuilt)
         if hasattr(LexicalIndex, name):

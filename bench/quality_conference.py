@@ -173,7 +173,7 @@ def quality_conference(limit: int | None, cache: Path, tmp: Path) -> tuple[Secti
     # the same records eval_conference ingests, and its (cached) store for askpapers search and BM25
     records = pool_records()
     app = eval_store("conference", records, cache)
-    lexical = app.index.lexical
+    lexical = app.store_index.lexical
     papers = ingested_papers(records, tmp, "conference")
     log(f"conference: recipe store of {len(papers)} papers (embedding every abstract)")
     t = time.perf_counter()

@@ -31,7 +31,7 @@ def quality_scifact(limit: int | None, cache: Path, tmp: Path) -> Section:
     records = beir_records(corpus)
     qs = beir_queries(queries, judged, limit)
     app = eval_store("beir", records, cache)
-    lexical = app.index.lexical
+    lexical = app.store_index.lexical
     rrf = plain_rrf(app)
     papers = ingested_papers(records, tmp, "scifact")
     log(f"scifact: recipe store of {len(papers)} papers (embedding every title + abstract)")

@@ -264,7 +264,7 @@ def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> 
     app.ask(qs[0], mode="extractive")
     search_ms, ask_ms, cited = time_queries(app, qs)
     t = time.perf_counter()  # a rebuild of the BM25 index from the store, as after another process's ingest
-    sync_lexical(app.index.store, store, force=True)
+    sync_lexical(app.store_index.store, store, force=True)
     rebuild_s = time.perf_counter() - t
     return {
         "papers": report.total_papers,

@@ -33,7 +33,7 @@ from .answerers.extractive import abstain
 from .cues import REQUEST_WORDS
 from .examples import MOST_READ, example_questions
 from .followup import FollowUps, previous_questions
-from .index import PaperIndex
+from .index import Index, PaperIndex
 from .inputs import clean_question
 from .lexicon import CorpusLexicon
 from .query import core_text, plan
@@ -56,20 +56,23 @@ _PAPER_ID = re.compile(
 class Parts:
     """What a facade wires together: the index, the fused retriever and one answerer per mode."""
 
-    index: PaperIndex
+    index: Index
     retriever: FusionRetriever
     answerers: dict[str, Answerer]
     lexicon: CorpusLexicon
+    data_dir: Path  # where derived files (the map's projection) are kept
 
 
 class AskPapers:
     """A store, its retrievers and answerers, opened lazily; the first use of an empty store ingests the bundled
     corpus."""
 
-    def __init__(self, settings: Settings, *, warm: bool = True) -> None:
+    def __init__(self, settings: Settings, *, warm: bool = True, index: Index | None = None) -> None:
         """``warm``: opening the store starts the reranker's warm-up (see :mod:`rag.rerank`), worth it when more
-        than a question or two will be asked."""
+        than a question or two will be asked. ``index``: the papers to answer from (a
+        :class:`~rag.memory_index.MemoryIndex`, say) instead of the store the settings name."""
         self.settings = settings
+        self._index = index
         self._parts: Parts | None = None
         self._lock = threading.Lock()
         self._warm = warm
@@ -83,26 +86,41 @@ class AskPapers:
     def parts(self) -> Parts:
         with self._lock:
             if self._parts is None:
-                embedder = get_embedder(self.settings.embedder.threads)
-                index = PaperIndex(self.settings.store, embedder)
-                if index.count() == 0:
-                    corpus = self.settings.store.default_corpus
-                    if not corpus.exists():
-                        raise StoreError(
-                            f"the store is empty and the bundled corpus {corpus} is missing; "
-                            "run `askpapers ingest PATH`"
-                        )
-                    ingest([corpus], self.settings.store, embedder=embedder)
+                index, data_dir = self._open()
                 retriever = hybrid(index, self.settings.retrieval)
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
-                self._parts = Parts(index, retriever, answerers(index, retriever, self.settings, lexicon), lexicon)
+                parts = Parts(index, retriever, answerers(index, retriever, self.settings, lexicon), lexicon, data_dir)
+                self._parts = parts
                 if self._warm and retriever.ranker is not None:
                     self._warmer = retriever.ranker.warm_in_background(wait=True)
             return self._parts
 
+    def _open(self) -> tuple[Index, Path]:
+        """The index given, or the store the settings name (the bundled corpus ingested into it when empty)."""
+        if self._index is not None:
+            return self._index, self.settings.store.data_dir
+        embedder = get_embedder(self.settings.embedder.threads)
+        index = PaperIndex(self.settings.store, embedder)
+        if index.count() == 0:
+            corpus = self.settings.store.default_corpus
+            if not corpus.exists():
+                raise StoreError(
+                    f"the store is empty and the bundled corpus {corpus} is missing; run `askpapers ingest PATH`"
+                )
+            ingest([corpus], self.settings.store, embedder=embedder)
+        return index, index.settings.data_dir  # (a read-only store's copy, when it is one)
+
     @property
-    def index(self) -> PaperIndex:
+    def index(self) -> Index:
         return self.parts.index
+
+    @property
+    def store_index(self) -> PaperIndex:
+        """The index as the Chroma store it reads (for the benchmarks that measure below the facade)."""
+        index = self.parts.index
+        if not isinstance(index, PaperIndex):
+            raise StoreError("this facade answers from an index it was given, not from a Chroma store")
+        return index
 
     def read(self, question: str) -> QueryPlan:
         """How a (validated) question is read: its :class:`~rag.types.QueryPlan`."""
@@ -146,7 +164,7 @@ class AskPapers:
                 ids = [p.paper_id for p in papers]
                 vectors = index.vectors(ids)
                 mat = np.array([vectors[p.paper_id] for p in papers], dtype=np.float32).reshape(len(papers), -1)
-                cache = ProjectionCache(index.settings.data_dir / "map-projection.npz")
+                cache = ProjectionCache(self.parts.data_dir / "map-projection.npz")
                 xy = cache.projection(key[0], ids, mat, threads=self.settings.embedder.threads or -1)
                 self._map_cache = (key, build_map(papers, mat, xy))
             return self._map_cache[1]
@@ -159,6 +177,8 @@ class AskPapers:
 
         With ``limits`` (the web app's uploads), the files are checked against them, one record at a time, before
         anything is parsed into papers or embedded."""
+        if self._index is not None:
+            raise StoreError("this facade answers from the index it was given: add the papers to that index")
         if limits is not None:
             check_upload(paths, limits, skip_bad)
         parts = self._parts

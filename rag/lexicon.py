@@ -17,7 +17,7 @@ from typing import Protocol
 from vectorstore.embed import MODEL_DIR
 from vectorstore.text import same_term, spelled, stem
 
-from .index import PaperIndex
+from .index import LexicalStats
 from .recent import Recent
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
@@ -80,9 +80,9 @@ def closest(word: str, candidates: Iterable[tuple[str, int]]) -> str | None:
 
 
 class CorpusLexicon:
-    """A :class:`Lexicon` over a :class:`PaperIndex`, cached until the store changes."""
+    """A :class:`Lexicon` over the :class:`~rag.index.LexicalStats` of an index, cached until the store changes."""
 
-    def __init__(self, index: PaperIndex, extra_words: Iterable[str] = ()) -> None:
+    def __init__(self, index: LexicalStats, extra_words: Iterable[str] = ()) -> None:
         self.index = index
         self.extra = frozenset(extra_words)  # request words: known, and candidates for corrections
         self._lock = threading.Lock()

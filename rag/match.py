@@ -4,7 +4,7 @@ A paper meets a facet when its abstract (or real title) states one of the facet'
 phrase, an acronym the corpus defines for it, other forms of its words; compared on surface forms, so words that
 only share a stem do not count), or, failing that, when its best chunk is close enough in embedding space and
 one sentence covers the facet's words (:func:`decide`). It meets the plan when it meets every facet and no
-excluded one. The matcher reads papers only through :class:`~rag.index.PaperIndex`.
+excluded one. The matcher reads papers only through :class:`~rag.index.Index`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from vectorstore.text import (
 from vectorstore.types import ChunkHit, Filters, Paper
 
 from .cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
-from .index import PaperIndex
+from .index import Index
 from .membership import FEATURES, RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
 from .query import core_text
 from .retrieval import FusionRetriever, Query
@@ -222,7 +222,7 @@ class FacetMatcher:
     """Every paper that meets every facet of a plan and none of its exclusions, each with verbatim evidence."""
 
     def __init__(
-        self, index: PaperIndex, rule: AnswerSettings, retriever: FusionRetriever | None = None,
+        self, index: Index, rule: AnswerSettings, retriever: FusionRetriever | None = None,
         membership: Membership | None = None,
     ) -> None:  # fmt: skip
         self.index = index

@@ -35,7 +35,7 @@ from vectorstore.text import tokens as word_tokens
 from vectorstore.types import Filters
 
 from .fusion import rrf
-from .index import PaperIndex
+from .index import Index
 
 log = logging.getLogger("askpapers")
 POOL = 200  # papers the model orders (the rest keep their fused order after them)
@@ -225,7 +225,7 @@ def _stop_warming() -> None:
 class LearnedRanker:
     """Features for the fused candidates of a query, and the model that orders them."""
 
-    def __init__(self, index: PaperIndex, model: Path | None = None, pool: int = POOL) -> None:
+    def __init__(self, index: Index, model: Path | None = None, pool: int = POOL) -> None:
         self.index = index
         self.pool_size = pool
         self._path = model or model_path()
@@ -277,7 +277,7 @@ class LearnedRanker:
 
     def warm(self, most: int = WARM, stop: threading.Event | None = None) -> int:
         """Read the per-paper data of up to ``most`` papers of the store in one go, so that questions find it
-        cached: their records and vectors (:meth:`PaperIndex.preload`) and their text data (from the BM25 index,
+        cached: their records and vectors (:meth:`Index.preload`) and their text data (from the BM25 index,
         as the lazy path reads it: the same features). Returns how many papers' text data it read; nothing is
         kept when the store changed meanwhile, and ``stop`` ends it early."""
         self.index.refresh()

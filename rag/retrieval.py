@@ -17,7 +17,7 @@ import numpy as np
 from vectorstore.types import Filters
 
 from .fusion import rrf
-from .index import PaperIndex
+from .index import Index
 from .rerank import LearnedRanker, Pool
 from .settings import RetrievalSettings
 
@@ -48,7 +48,7 @@ class Retriever(ABC):
 
     name: ClassVar[str]
 
-    def __init__(self, index: PaperIndex, settings: RetrievalSettings) -> None:
+    def __init__(self, index: Index, settings: RetrievalSettings) -> None:
         self.index = index
         self.settings = settings
 
@@ -101,7 +101,7 @@ class FusionRetriever:
     name = "fusion"
 
     def __init__(
-        self, retrievers: list[Retriever], index: PaperIndex, k: int, ranker: LearnedRanker | None = None,
+        self, retrievers: list[Retriever], index: Index, k: int, ranker: LearnedRanker | None = None,
         dense_chunks: int = 100,
     ) -> None:  # fmt: skip
         self.retrievers = retrievers
@@ -161,7 +161,7 @@ RETRIEVERS: dict[str, type[Retriever]] = {r.name: r for r in (DenseRetriever, Le
 
 
 def hybrid(
-    index: PaperIndex, settings: RetrievalSettings, names: tuple[str, ...] = ("dense", "lexical", "phrase")
+    index: Index, settings: RetrievalSettings, names: tuple[str, ...] = ("dense", "lexical", "phrase")
 ) -> FusionRetriever:
     """The default search: the named retrievers fused by reciprocal rank, then reordered by the learned reranker
     unless ``settings.ranker`` is ``rrf``."""

@@ -261,7 +261,7 @@ def test_prompt_injection_in_an_abstract(tmp_path, fake, embedder) -> None:  # t
     assert "<system>" not in system
     assert KEY not in json.dumps(request)
     assert answer.removed_markers == [42]
-    stored = {p.paper_id for p in app.index.store.iter_papers()}
+    stored = {p.paper_id for p in app.store_index.store.iter_papers()}
     assert all(c.paper_id in stored for c in answer.citations)
     assert "[42]" not in answer.text
 

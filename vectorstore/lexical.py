@@ -73,7 +73,7 @@ def rowid_of(paper_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(paper_id.encode("utf-8"), digest_size=8).digest(), "big") >> 1
 
 
-def _words(title: str, abstract: str) -> set[str]:
+def indexed_words(title: str, abstract: str) -> set[str]:
     """The distinct lower-case words of a paper's indexed text (its real title and its abstract)."""
     return {w for w in tokens(f"{title} {abstract}") if len(w) <= MAX_WORD}
 
@@ -143,7 +143,7 @@ class LexicalIndex:
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
                 conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                 for row in batch:
-                    counts.update(_words(row[2], row[3]))
+                    counts.update(indexed_words(row[2], row[3]))
             _count_words(conn, counts)
             n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
             meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), ("format", FORMAT)]
@@ -164,8 +164,8 @@ class LexicalIndex:
                     for r in batch:  # the vocabulary loses the replaced text's words and gains the new ones
                         old = conn.execute("SELECT title, abstract FROM papers WHERE rowid = ?", (r[0],)).fetchone()
                         if old is not None:
-                            counts.subtract(_words(old[0], old[1]))
-                        counts.update(_words(r[2], r[3]))
+                            counts.subtract(indexed_words(old[0], old[1]))
+                        counts.update(indexed_words(r[2], r[3]))
                     _count_words(conn, counts)
                     conn.executemany("DELETE FROM papers WHERE rowid = ?", [(r[0],) for r in batch])
                     conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "

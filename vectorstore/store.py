@@ -296,10 +296,7 @@ class Store:
         if stale:
             self.chunks.delete(ids=stale)
         now = time.time()
-        pvecs = []
-        for _paper, _chunks, vectors in items:
-            mean = vectors.mean(axis=0)
-            pvecs.append((mean / max(float(np.linalg.norm(mean)), 1e-12)).tolist())
+        pvecs = [mean_vector(vectors).tolist() for _paper, _chunks, vectors in items]
         for s in range(0, len(items), step):
             part = items[s : s + step]
             self.papers.upsert(
@@ -313,6 +310,12 @@ class Store:
         rev = uuid.uuid4().hex
         self.papers.modify(metadata={"embedder": self.embedder_id, "dim": self.dim, "revision": rev})
         return rev
+
+
+def mean_vector(vectors: np.ndarray) -> np.ndarray:
+    """A paper's embedding: the mean of its chunks' vectors, L2-normalised."""
+    mean = vectors.mean(axis=0)
+    return np.asarray(mean / max(float(np.linalg.norm(mean)), 1e-12))
 
 
 def writable(directory: Path) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..index import PaperIndex
+from ..index import Index
 from ..lexicon import Lexicon
 from ..retrieval import FusionRetriever
 from ..settings import Settings
@@ -15,9 +15,7 @@ ANSWERERS: dict[str, type[Answerer]] = {a.name: a for a in (ExtractiveAnswerer, 
 __all__ = ["ANSWERERS", "Answerer", "ExtractiveAnswerer", "LLMAnswerer", "Request", "answerers"]
 
 
-def answerers(
-    index: PaperIndex, retriever: FusionRetriever, settings: Settings, lexicon: Lexicon
-) -> dict[str, Answerer]:
+def answerers(index: Index, retriever: FusionRetriever, settings: Settings, lexicon: Lexicon) -> dict[str, Answerer]:
     """One answerer of each kind, by name; the LLM answerer falls back to the extractive one."""
     extractive = ExtractiveAnswerer(index, retriever, settings.answer)
     return {

@@ -20,7 +20,7 @@ from vectorstore.text import content_stems, stems, tokens
 from vectorstore.types import Filters, Paper
 
 from ..groups import cluster, group_count, names
-from ..index import PaperIndex
+from ..index import Index
 from ..match import FacetMatcher, Match, best_sentence, passes
 from ..membership import shipped as shipped_membership
 from ..retrieval import Candidate, FusionRetriever, Query
@@ -96,7 +96,7 @@ class ExtractiveAnswerer(Answerer):
 
     name = "extractive"
 
-    def __init__(self, index: PaperIndex, retriever: FusionRetriever, rule: AnswerSettings) -> None:
+    def __init__(self, index: Index, retriever: FusionRetriever, rule: AnswerSettings) -> None:
         self.index = index
         self.retriever = retriever
         self.rule = rule

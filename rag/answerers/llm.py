@@ -25,7 +25,7 @@ from vectorstore.text import content_stems
 
 from ..chain import build_llm, condense_chain, describe_error, format_context, format_history, structured
 from ..citations import Checked, ContextPaper, check
-from ..index import PaperIndex
+from ..index import Index
 from ..lexicon import Lexicon
 from ..match import Match
 from ..query import plan
@@ -50,7 +50,7 @@ class LLMAnswerer(Answerer):
 
     def __init__(
         self,
-        index: PaperIndex,
+        index: Index,
         retriever: FusionRetriever,
         llm: LLMSettings,
         rule: AnswerSettings,

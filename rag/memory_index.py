@@ -14,6 +14,7 @@ Tests use it where a real store adds nothing; :meth:`MemoryIndex.add` changes th
 from __future__ import annotations
 
 import math
+import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,7 +31,7 @@ from vectorstore.lexical import (
     match_expression,
     phrase_expression,
 )
-from vectorstore.pipeline import embed_batch
+from vectorstore.pipeline import embed_batch, read_papers
 from vectorstore.store import mean_vector
 from vectorstore.text import stem, tokens
 from vectorstore.types import ChunkHit, Filters, Paper
@@ -38,6 +39,7 @@ from vectorstore.types import ChunkHit, Filters, Paper
 from .index import CHUNKS_PER_PAPER, Index, PaperIndex, best_chunk_per_paper
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
+IDF_CACHE = 50_000  # phrases whose idf is kept
 # A match expression as FTS5 reads the ones of vectorstore.lexical: any of the groups, each holding all its phrases
 # (a phrase: a tuple of stems, consecutive in one column).
 Phrase = tuple[str, ...]
@@ -70,20 +72,28 @@ class _Doc:
     title: tuple[str, ...]
     abstract: tuple[str, ...]
     words: frozenset[str]
+    at: tuple[dict[str, list[int]], dict[str, list[int]]]  # where each stem stands in the title, in the abstract
 
     @classmethod
     def of(cls, p: Paper) -> _Doc:
         title = "" if p.title_derived else p.title
-        return cls(
-            p,
-            tuple(stem(t) for t in tokens(title)),
-            tuple(stem(t) for t in tokens(p.abstract)),
-            frozenset(indexed_words(title, p.abstract)),
-        )
+        columns = (tuple(stem(t) for t in tokens(title)), tuple(stem(t) for t in tokens(p.abstract)))
+        at: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+        for column, where in zip(columns, at, strict=True):
+            for i, s in enumerate(column):
+                where.setdefault(s, []).append(i)
+        return cls(p, *columns, frozenset(indexed_words(title, p.abstract)), at)
 
-    def hits(self, phrase: Phrase, column: tuple[str, ...]) -> int:
-        n = len(phrase)
-        return sum(column[i : i + n] == phrase for i in range(len(column) - n + 1))
+    def hits(self, phrase: Phrase, column: int) -> int:
+        """How often the phrase stands in a column (0: the title, 1: the abstract)."""
+        starts = self.at[column].get(phrase[0], [])
+        if len(phrase) == 1:
+            return len(starts)
+        text = (self.title, self.abstract)[column]
+        return sum(text[i : i + len(phrase)] == phrase for i in starts)
+
+    def has(self, phrase: Phrase) -> bool:
+        return bool(self.hits(phrase, 0) or self.hits(phrase, 1))
 
     def passes(self, filters: Filters | None) -> bool:
         p = self.paper
@@ -114,9 +124,18 @@ class MemoryIndex:
         self._matrix = np.zeros((0, 0), dtype=np.float32)
         self._paper_vectors: dict[str, np.ndarray] = {}
         self._queries: dict[str, np.ndarray] = {}
+        self._idfs: dict[tuple[int, Phrase], float] = {}
         self._stats_of = -1  # the revision the statistics below were counted at
         self._stats_cache: tuple[float, dict[str, int]] = (0.0, {})
         self.add(papers)
+
+    @classmethod
+    def from_files(
+        cls, paths: Iterable[str | os.PathLike[str]], embedder: Embedder | None = None,
+        settings: StoreSettings | None = None,
+    ) -> MemoryIndex:  # fmt: skip
+        """The papers of corpus files, read as an ingest reads them into an empty store."""
+        return cls(read_papers(paths), embedder, settings)
 
     # -- writing ---------------------------------------------------------------------------------------------------
     def add(self, papers: Iterable[Paper]) -> None:
@@ -250,22 +269,30 @@ class MemoryIndex:
             return self._stats_cache
 
     def _idf(self, phrase: Phrase) -> float:
-        n = len(self._docs)
-        hit = sum(1 for d in self._docs.values() if d.hits(phrase, d.title) or d.hits(phrase, d.abstract))
-        idf = math.log((n - hit + 0.5) / (hit + 0.5))
-        return idf if idf > 0 else 1e-6
+        """FTS5's idf of a phrase (the papers stating it, anywhere): kept until the papers change."""
+        key = (self._revision_n, phrase)
+        idf = self._idfs.get(key)
+        if idf is None:
+            n = len(self._docs)
+            hit = sum(1 for d in self._docs.values() if d.has(phrase))
+            idf = math.log((n - hit + 0.5) / (hit + 0.5))
+            idf = idf if idf > 0 else 1e-6
+            if len(self._idfs) > IDF_CACHE:
+                self._idfs.clear()
+            self._idfs[key] = idf
+        return idf
 
     def _bm25(self, doc: _Doc, phrases: list[Phrase], idf: dict[Phrase, float], weights: tuple[float, float]) -> float:
         dl = len(doc.title) + len(doc.abstract)
         norm = K1 * (1 - B + B * dl / max(self._stats()[0], 1e-12))
         score = 0.0
         for ph in phrases:
-            f = weights[0] * doc.hits(ph, doc.title) + weights[1] * doc.hits(ph, doc.abstract)
+            f = weights[0] * doc.hits(ph, 0) + weights[1] * doc.hits(ph, 1)
             score += idf[ph] * (f * (K1 + 1)) / (f + norm)
         return score
 
     def _matches(self, doc: _Doc, expr: Expression) -> bool:
-        return any(all(doc.hits(ph, doc.title) or doc.hits(ph, doc.abstract) for ph in g) for g in expr)
+        return any(all(doc.has(ph) for ph in g) for g in expr)
 
     def _match(self, expr: Expression, n: int, filters: Filters | None) -> list[tuple[str, float]]:
         if not expr:

@@ -253,6 +253,11 @@ def _to_write(
     return [replace(p, title=fixed[p.paper_id]) if p.paper_id in fixed else p for p in todo]
 
 
+def read_papers(paths: Iterable[str | os.PathLike[str]], *, skip_bad: bool = False) -> list[Paper]:
+    """The papers an ingest of ``paths`` into an empty store writes: parsed, merged, derived titles made unique."""
+    return _to_write(parse_paths(paths, skip_bad=skip_bad).papers, {}, IngestReport())
+
+
 def _write(
     store: Store, todo: list[Paper], old_counts: dict[str, int], embedder: Embedder, settings: StoreSettings,
     report: IngestReport, progress: bool | None, on_progress: Callable[[int, int], None] | None = None,

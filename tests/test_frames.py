@@ -78,23 +78,25 @@ def _papers() -> list[dict[str, str]]:
     return out
 
 
-def corpus_settings_in(root: Path, embedder: Any) -> Any:
-    """Settings of a real store in ``root`` holding the hand-made corpus (ingested here)."""
-    from vectorstore.pipeline import ingest
+def corpus_app_in(root: Path, embedder: Any, **answer: Any) -> Any:
+    """A facade over the hand-made corpus in memory (written to ``root`` and read as an ingest reads it): the
+    planner, the matcher and the answerers read papers through the index interface alone. ``answer``: answer
+    settings to change."""
+    from rag.api import AskPapers
+    from rag.memory_index import MemoryIndex
 
     path = root / "papers.jsonl"
     path.write_text("\n".join(json.dumps(p) for p in _papers()) + "\n", encoding="utf-8")
+    index = MemoryIndex.from_files([path], embedder)
+    assert index.count() == len(_papers())
     settings = make_settings(root / "store")
-    report = ingest([path], settings.store, progress=False, embedder=embedder)
-    assert report.added == len(_papers())
-    return settings
+    settings = settings.model_copy(update={"answer": settings.answer.model_copy(update=answer)})
+    return AskPapers(settings, warm=False, index=index)
 
 
 @pytest.fixture(scope="module")
 def corpus_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    from rag.api import AskPapers
-
-    return AskPapers(corpus_settings_in(tmp_path_factory.mktemp("frames"), embedder), warm=False)
+    return corpus_app_in(tmp_path_factory.mktemp("frames"), embedder)
 
 
 def _ids(app: Any, question: str) -> set[str]:

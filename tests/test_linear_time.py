@@ -111,12 +111,12 @@ def test_the_step_count_catches_a_quadratic_pattern(source: str) -> None:
 
 def _text_functions() -> list[tuple[str, Callable[[str], object]]]:
     from rag import inputs, query
-    from tests.test_query import LEX
+    from tests.test_query import lexicon
     from vectorstore import parse, text, titles
 
     return [
         ("inputs.clean_question", lambda s: inputs.clean_question(s[: inputs.MAX_QUESTION_CHARS * 4])),
-        ("query.plan", lambda s: query.plan(s, LEX)),
+        ("query.plan", lambda s: query.plan(s, lexicon())),  # (a lexicon with empty caches, as memos are emptied)
         ("text.printable", text.printable),
         ("text.sentence_spans", text.sentence_spans),
         ("text.content_stems", text.content_stems),
@@ -195,7 +195,7 @@ def test_planning_work_grows_linearly_with_the_question(fragment: str) -> None:
     own characters."""
     from rag.inputs import MAX_QUESTION_CHARS, clean_question
     from rag.query import plan
-    from tests.test_query import LEX
+    from tests.test_query import lexicon
     from vectorstore.errors import QuestionError
 
     prefix = "Which papers use sparse "
@@ -206,9 +206,9 @@ def test_planning_work_grows_linearly_with_the_question(fragment: str) -> None:
             questions.append(clean_question(prefix + fragment * repeat))
         except QuestionError:
             return
-    plan(questions[0], LEX)  # the bundled word lists load once, outside the count
-    counts = [ops(lambda q=q: plan(q, LEX), MODULES) for q in questions]
+    plan(questions[0], lexicon())  # the bundled word lists load once, outside the count
+    counts = [ops(lambda q=q: plan(q, lexicon()), MODULES) for q in questions]  # (each lexicon's caches empty)
     assert is_linear(counts), counts
-    q = plan(questions[-1], LEX)
+    q = plan(questions[-1], lexicon())
     question = questions[-1]
     assert all(set(a.lower()) <= set(question.lower()) | set(" ") for f in q.facets for a in f.alternatives)

@@ -103,17 +103,17 @@ FILLER = [
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    """The facade over the corpus in memory (the matcher reads papers through the index interface alone)."""
     from rag.api import AskPapers
-    from vectorstore.pipeline import ingest
+    from rag.memory_index import MemoryIndex
 
     root = tmp_path_factory.mktemp("match")
     rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in PAPERS.items()]
     rows += [{"id": f"f-{i}", "title": t, "abstract": a} for i, (t, a) in enumerate(FILLER)]
     (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    settings = make_settings(root / "store")
-    report = ingest([root / "papers.jsonl"], settings.store, progress=False, embedder=embedder)
-    assert report.added == len(rows)
-    return AskPapers(settings)
+    index = MemoryIndex.from_files([root / "papers.jsonl"], embedder)
+    assert index.count() == len(rows)
+    return AskPapers(make_settings(root / "store"), index=index)
 
 
 def cited(app: Any, question: str) -> set[str]:

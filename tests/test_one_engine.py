@@ -9,17 +9,13 @@ from typing import Any
 import pytest
 
 from rag.rerank import LearnedRanker
-from tests.test_frames import corpus_settings_in
+from tests.test_frames import corpus_app_in
 
 
 @pytest.fixture(scope="module")
 def small_list(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    """The corpus, with answers that list at most 2 papers (as ASKPAPERS_MAX_LIST=2 would)."""
-    from rag.api import AskPapers
-
-    settings = corpus_settings_in(tmp_path_factory.mktemp("engine"), embedder)
-    settings = settings.model_copy(update={"answer": settings.answer.model_copy(update={"max_list": 2})})
-    return AskPapers(settings, warm=False)
+    """The corpus (in memory), with answers that list at most 2 papers (as ASKPAPERS_MAX_LIST=2 would)."""
+    return corpus_app_in(tmp_path_factory.mktemp("engine"), embedder, max_list=2)
 
 
 def _ids(answer: Any) -> set[str]:

@@ -3,11 +3,15 @@ and follow-ups, against a small hand-made corpus whose statistics the planner re
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
-from rag.lexicon import closest, english_words
+from rag.lexicon import CorpusLexicon
+from rag.memory_index import MemoryIndex
 from rag.query import REQUEST_WORDS, QueryPlan, core_text, plan
-from vectorstore.text import same_term, stem, stems, tokens
+from vectorstore.text import stems
+from vectorstore.types import Paper
 
 DOCS = [
     "We study reinforcement learning for robotic manipulation with a learned model.",
@@ -63,50 +67,35 @@ DOCS = [
     "Reinforcement learning from human feedback (RLHF) aligns a language model for learning.",
     "Chain of thought reasoning and learning in a model.",
     "State space models (SSMs) for long sequences and learning.",
+    "A jailbreak benchmark for chat assistants and a model.",  # ("jailbreak" alone: in 2 papers, as the word itself)
 ]
 VENUES = ["ICML 2024", "ICML 2026", "ICLR 2024", "NeurIPS 2019"]
 
 
-class DocsLexicon:
-    """A :class:`rag.lexicon.Lexicon` over a list of texts (stems compared as the index compares them)."""
-
-    def __init__(self, docs: list[str]) -> None:
-        self.docs = [tokens(d) for d in docs]
-        self.stemmed = [" " + " ".join(stem(w) for w in d) + " " for d in self.docs]
-        self.vocab: dict[str, int] = {}
-        for d in self.docs:
-            for w in set(d):
-                self.vocab[w] = self.vocab.get(w, 0) + 1
-
-    @property
-    def size(self) -> int:
-        return len(self.docs)
-
-    def df(self, word: str) -> int:
-        return self.vocab.get(word, 0)
-
-    def phrase_df(self, phrase: str) -> int:
-        needle = " " + " ".join(stem(w) for w in tokens(phrase)) + " "
-        return sum(needle in s for s in self.stemmed)
-
-    def both_df(self, a: str, b: str) -> int:
-        na, nb = (" " + " ".join(stem(w) for w in tokens(x)) + " " for x in (a, b))
-        return sum(na in s and nb in s for s in self.stemmed)
-
-    def family(self, word: str) -> list[str]:
-        return sorted((w for w in self.vocab if same_term(word, w)), key=lambda w: -self.vocab[w])
-
-    def known(self, word: str) -> bool:
-        return word in self.vocab or word in REQUEST_WORDS or word in english_words()
-
-    def correct(self, word: str) -> str | None:
-        return closest(word, [*self.vocab.items(), *((w, 10**6) for w in REQUEST_WORDS)])
-
-    def venues(self) -> list[str]:
-        return VENUES
+@functools.lru_cache(maxsize=8)
+def _index(docs: tuple[str, ...]) -> MemoryIndex:
+    """An in-memory index of the texts (abstracts without titles; the first few carry the venues)."""
+    papers = [
+        Paper(f"d{i}", f"d{i}", d, venue=VENUES[i] if i < len(VENUES) else "", title_derived=True)
+        for i, d in enumerate(docs)
+    ]
+    index = MemoryIndex(papers)
+    index.size(), index.word_df(["warm"])  # (its statistics are counted once, here)
+    return index
 
 
-LEX = DocsLexicon(DOCS)
+def docs_lexicon(docs: list[str]) -> CorpusLexicon:
+    """The planner's :class:`rag.lexicon.CorpusLexicon` over an in-memory index of the texts: the statistics are
+    read as the store's index reads them. A new one starts with its caches empty."""
+    return CorpusLexicon(_index(tuple(docs)), REQUEST_WORDS)
+
+
+def lexicon() -> CorpusLexicon:
+    """A lexicon of :data:`DOCS` with empty caches (for counting the work of one reading)."""
+    return docs_lexicon(DOCS)
+
+
+LEX = docs_lexicon(DOCS)
 
 
 def read(question: str) -> QueryPlan:
@@ -229,12 +218,12 @@ def test_a_phrase_the_corpus_uses_as_a_term_stays_whole() -> None:
     docs = [*(f"BERT embeddings of {w} sentences." for w in ("short", "long", "legal", "medical")),
             "BERT pretraining on books.", "BERT for parsing.", "Word embeddings of rare words.",
             "Graph embeddings for links.", "Image embeddings for retrieval."]  # fmt: skip
-    lex = DocsLexicon(docs)
+    lex = docs_lexicon(docs)
     assert facets(plan("BERT embeddings", lex)) == [["bert embeddings"]]  # 4 of the 6 BERT papers say it
     assert facets(plan("BERT pruning", lex)) == [["bert"], ["pruning"]]
     docs = [*(f"Offline reinforcement learning from {w} logs." for w in ("robot", "clinic", "game", "ad")),
             "Reinforcement learning online.", "Offline evaluation.", "Learning rates."]  # fmt: skip
-    lex = DocsLexicon(docs)  # "offline reinforcement" always goes on with "learning": one term
+    lex = docs_lexicon(docs)  # "offline reinforcement" always goes on with "learning": one term
     assert facets(plan("offline reinforcement learning", lex)) == [["offline reinforcement learning"]]
 
 
@@ -243,7 +232,7 @@ def test_a_fact_is_asked_about_a_coined_name_not_a_common_acronym() -> None:
     name a factoid question asks about."""
     docs = [*(f"GANs for {w} generation." for w in ("image", "video", "audio", "text", "graph", "molecule")),
             "WaterSIC reaches a small rate gap."]  # fmt: skip
-    lex = DocsLexicon(docs)
+    lex = docs_lexicon(docs)
     p = plan("what has been done on GANs for image generation?", lex)
     assert p.intent == "set" and facets(p) == [["gans"], ["image generation"]], p
     assert plan("What rate gap does WaterSIC reach?", lex).intent == "factoid"
@@ -259,7 +248,7 @@ def test_x_for_y_is_the_compound_y_x_when_the_corpus_uses_it() -> None:
         "Policies for games.",
         "Robots in space.",
     ]
-    lex = DocsLexicon(docs)
+    lex = docs_lexicon(docs)
 
     def stemmed(question: str) -> list[list[str]]:
         return [[" ".join(stems(a)) for a in f] for f in facets(plan(question, lex))]
@@ -276,7 +265,7 @@ def test_every_term_cut_from_an_unstated_phrase_must_hold() -> None:
             *(f"Federated learning across {w} clients." for w in ("mobile", "hospital", "edge")),
             "Differential privacy for federated learning.", "Privacy of learning systems.",
             "Learning to rank.", "Learning rates."]  # fmt: skip
-    lex = DocsLexicon(docs)
+    lex = docs_lexicon(docs)
     p = plan("differentially private federated learning", lex)
     assert facets(p) == [["differentially private"], ["federated learning"]]
     assert not any(f.optional for f in p.facets), p

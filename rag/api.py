@@ -1,13 +1,14 @@
 """The only door the CLI, the web app and Python users go through: :class:`AskPapers` and the module functions.
 
 The facade wires the parts and holds no answering logic of its own: it validates the request
-(:mod:`rag.inputs`), works out a follow-up's scope once (:mod:`rag.followup`), and hands the question to the
-answerer the mode names (:data:`rag.answerers.ANSWERERS`). Settings are passed in, never read here.
+(:mod:`rag.inputs`), reads the question, works out a follow-up's scope once (:mod:`rag.followup`, given the parts
+it needs), and hands the question to the answerer the mode names (:data:`rag.answerers.ANSWERERS`), or a search to
+:func:`rag.results.search_hits`, which makes the results with their snippets and weak flags. Settings are passed
+in, never read here.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -27,16 +28,17 @@ from vectorstore.pipeline import stop_ingests as _stop_ingests
 from vectorstore.text import content_stems
 from vectorstore.types import Filters, IngestReport, Paper
 
-from . import inputs, snippets
+from . import inputs
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
 from .cues import REQUEST_WORDS
 from .examples import MOST_READ, example_questions
 from .followup import FollowUps, previous_questions
 from .index import Index, PaperIndex
-from .inputs import clean_question
+from .inputs import clean_question, missing_ids
 from .lexicon import CorpusLexicon
-from .query import core_text, plan
+from .query import plan
+from .results import search_hits, search_query
 from .retrieval import FusionRetriever, Query, hybrid
 from .settings import Settings, get_settings
 from .titling import llm_titler
@@ -46,10 +48,6 @@ from .types import Answer, Hit, Message, Progress, QueryPlan
 Mode = Literal["auto", "extractive", "llm"]
 MessageLike = Message | dict[str, Any]
 SEARCH_MOST = 500  # the most results one search returns
-# A paper named by id: a 16-hex-digit id (the form askpapers gives papers) or "paper id X" where X has a digit.
-_PAPER_ID = re.compile(
-    r"(?<![\w-])([0-9a-f]{16})(?![\w-])|\bpaper[ _-]?id\s*[:=#]?\s*[\"'“‘`]?([\w.:/-]*\d[\w.:/-]*\w|\d)", re.IGNORECASE
-)
 
 
 @dataclass
@@ -60,6 +58,7 @@ class Parts:
     retriever: FusionRetriever
     answerers: dict[str, Answerer]
     lexicon: CorpusLexicon
+    followups: FollowUps
     data_dir: Path  # where derived files (the map's projection) are kept
 
 
@@ -79,7 +78,6 @@ class AskPapers:
         self._warmer: threading.Thread | None = None
         self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
         self._map_lock = threading.Lock()
-        self.followups = FollowUps(self._cited_ids, self.read)
 
     # -- the parts ---------------------------------------------------------------------------------------------
     @property
@@ -89,7 +87,9 @@ class AskPapers:
                 index, data_dir = self._open()
                 retriever = hybrid(index, self.settings.retrieval)
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
-                parts = Parts(index, retriever, answerers(index, retriever, self.settings, lexicon), lexicon, data_dir)
+                by_mode = answerers(index, retriever, self.settings, lexicon)
+                followups = FollowUps(index, lexicon, by_mode["extractive"])
+                parts = Parts(index, retriever, by_mode, lexicon, followups, data_dir)
                 self._parts = parts
                 if self._warm and retriever.ranker is not None:
                     self._warmer = retriever.ranker.warm_in_background(wait=True)
@@ -211,27 +211,9 @@ class AskPapers:
         scope = inputs.filters_value(filters)
         if not content_stems(text):  # only stop-words, punctuation or emoji: nothing to rank the papers by
             return []
+        parts = self.parts
         q = self.read(text)
-        cands = self.parts.retriever.retrieve(search_query(q), scope)
-        papers = self.index.papers([c.paper_id for c in cands[: n * 2]])
-        # (a paper whose chunks were written but whose record was never committed is skipped)
-        terms = content_stems(q.searched)
-        facets = q.facets if q.kind == "list" else []
-        topics = [f.all_spellings() for f in facets if not f.optional]  # what a paper must state to match
-        phrases = [s for f in facets for s in f.all_spellings()]
-        ranker = self.parts.retriever.ranker  # (its per-paper data holds each sentence's stems already)
-        hits = []
-        for c in cands:
-            if (p := papers.get(c.paper_id)) is None:
-                continue
-            sents = ranker.sentence_stems(p.paper_id) if ranker is not None else None
-            snippet = snippets.best_snippet(p, terms, phrases, c.snippet, sents)
-            hit = Hit.from_paper(p, c.score, snippet, c.similarity)
-            hit.weak = snippets.is_weak(p, terms, topics, c.similarity, self.settings.answer.dense_alone)
-            hits.append(hit)
-            if len(hits) == n:  # (the rest would be cut: no snippets for them)
-                break
-        return hits
+        return search_hits(q, n, scope, parts.index, parts.retriever, self.settings.answer.dense_alone)
 
     def search_query(self, text: str) -> Query:
         """What :meth:`search` searches for a cleaned question (see :func:`search_query`)."""
@@ -293,7 +275,7 @@ class AskPapers:
         request.previous_question = earlier[-1] if earlier else ""
         previous: list[str] | None = None
         if q.followup or (llm and previous_questions(messages)):
-            previous = self.followups.previous_papers(messages, filters, self.index.revision)
+            previous = self.parts.followups.previous_papers(messages, filters, self.index.revision)
             request.previous = previous or []
         if q.followup and previous is None:
             request.notices.append(
@@ -307,7 +289,7 @@ class AskPapers:
 
     def _answer(self, request: Request, name: str) -> Iterator[str | Progress | Answer]:
         parts = self.parts
-        missing = self._missing_ids(request.question)
+        missing = missing_ids(request.question, parts.index)
         if missing:
             answer = abstain(request.plan, f"No paper with the id {', '.join(missing)} is in the corpus.", [])
             answer.latency_s = time.perf_counter() - request.started
@@ -315,21 +297,6 @@ class AskPapers:
             yield answer
             return
         yield from parts.answerers[name].stream(request)
-
-    def _cited_ids(self, question: str, filters: Filters, within: list[str] | None, k: int | None) -> list[str]:
-        """The papers an earlier question's extractive answer cited (for follow-ups)."""
-        request = Request(question, self.read(question), filters=filters, k=k, within=within)
-        if self._missing_ids(question):
-            return []
-        return self.parts.answerers["extractive"].answer(request).paper_ids
-
-    def _missing_ids(self, text: str) -> list[str]:
-        """Paper ids the question names that are not in the store."""
-        named = list(dict.fromkeys(a or b for a, b in _PAPER_ID.findall(text)))
-        if not named:
-            return []
-        known = self.index.papers(list(dict.fromkeys(named + [n.lower() for n in named])))
-        return [n for n in named if n not in known and n.lower() not in known]
 
 
 _apps: OrderedDict[str, AskPapers] = OrderedDict()
@@ -376,15 +343,6 @@ def ask_stream(
 ) -> Iterator[str | Progress | Answer]:
     """Yield answer text pieces as they arrive, then the final, checked :class:`Answer`."""
     return default_app(settings).ask_stream(question, history, mode=mode, k=k, filters=filters)
-
-
-def search_query(q: QueryPlan) -> Query:
-    """What search looks for, from how the question was read: for "Which papers use X?", X as typed (without its
-    wrapping) and the phrases that spell it; otherwise the question's searched words."""
-    if q.kind == "list" and q.facets:
-        required = [f for f in q.facets if not f.optional]
-        return Query(core_text(q), tuple(q.alternatives), tuple(tuple(f.all_spellings()) for f in required))
-    return Query(q.searched)
 
 
 def search(

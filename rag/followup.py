@@ -4,23 +4,28 @@ An assistant message may carry the ids of the papers it cited (the web app, ``as
 that pass them back): then those are the previous answer's papers. When a caller sends plain-text history
 instead, the earlier questions are answered again, oldest first and each once (a follow-up among them narrows
 the one before it), and the result is cached until the store changes. No recursion.
+
+:class:`FollowUps` is given the parts it needs (the index, the corpus lexicon, the extractive answerer) and the
+history; it never calls back into the facade.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from vectorstore.types import Filters
 
+from .answerers import Answerer, Request
+from .index import Index
+from .inputs import missing_ids
+from .lexicon import Lexicon
+from .query import plan
 from .types import Message, QueryPlan
 
 CHAIN = 5  # earlier questions re-derived at most (a longer chain of follow-ups starts from the whole corpus)
 CACHE = 256  # re-derived answers kept
-
-# (question, filters, the previous answer's papers or None, most papers to cite) -> the cited paper ids
-AnswerIds = Callable[[str, Filters, list[str] | None, int | None], list[str]]
 
 
 def previous_questions(history: Sequence[Message]) -> list[str]:
@@ -29,11 +34,26 @@ def previous_questions(history: Sequence[Message]) -> list[str]:
 
 
 class FollowUps:
-    def __init__(self, answer_ids: AnswerIds, read: Callable[[str], QueryPlan]) -> None:
-        self._answer_ids = answer_ids
-        self._read = read
+    """The previous answer's papers, from the ids the history carries or by answering its questions again (with
+    ``answerer``, the extractive one, reading them with ``lexicon`` over ``index``)."""
+
+    def __init__(self, index: Index, lexicon: Lexicon, answerer: Answerer) -> None:
+        self._index = index
+        self._lexicon = lexicon
+        self._answerer = answerer
         self._cache: OrderedDict[tuple[object, ...], list[str]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def _read(self, question: str) -> QueryPlan:
+        with self._index.pinned():
+            return plan(question, self._lexicon)
+
+    def _answer_ids(self, question: str, filters: Filters, within: list[str] | None, k: int | None) -> list[str]:
+        """The papers an earlier question's answer cited (none when it names a paper id the store lacks)."""
+        request = Request(question, self._read(question), filters=filters, k=k, within=within)
+        if missing_ids(question, self._index):
+            return []
+        return self._answerer.answer(request).paper_ids
 
     def previous_papers(
         self, history: Sequence[Message], filters: Filters, revision: str, k: int | None = None

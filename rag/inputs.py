@@ -7,6 +7,7 @@ the filters and ``k``. Bad values are :class:`QuestionError` s whose messages sa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,13 @@ from vectorstore.errors import QuestionError
 from vectorstore.text import printable
 from vectorstore.types import Filters, describe_validation
 
+from .index import PaperReads
 from .types import MAX_MESSAGE_CHARS, MAX_PAPER_IDS, Message
+
+# A paper named by id: a 16-hex-digit id (the form askpapers gives papers) or "paper id X" where X has a digit.
+_PAPER_ID = re.compile(
+    r"(?<![\w-])([0-9a-f]{16})(?![\w-])|\bpaper[ _-]?id\s*[:=#]?\s*[\"'“‘`]?([\w.:/-]*\d[\w.:/-]*\w|\d)", re.IGNORECASE
+)
 
 MAX_QUESTION_CHARS = 2_000
 MAX_HISTORY_MESSAGES = 50  # a long chat; only the last few answers matter to a follow-up
@@ -129,3 +136,12 @@ def recent(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             kept["paper_ids"] = m["paper_ids"]
         out.append(kept)
     return out[::-1]
+
+
+def missing_ids(text: str, index: PaperReads) -> list[str]:
+    """Paper ids the question names that are not in the store."""
+    named = list(dict.fromkeys(a or b for a, b in _PAPER_ID.findall(text)))
+    if not named:
+        return []
+    known = index.papers(list(dict.fromkeys(named + [n.lower() for n in named])))
+    return [n for n in named if n not in known and n.lower() not in known]

@@ -238,3 +238,20 @@ def test_the_memory_index_changes_revision_when_papers_are_added(memory: MemoryI
     assert other.revision != before and other.count() == len(ROWS) + 1
     assert other.word_df(["graph"]) == {"graph": 3}
     assert "gnn3" in other.vectors(["gnn3"])
+
+
+def test_a_facade_over_a_given_index(memory: MemoryIndex, tmp_path: Path) -> None:
+    """The facade answers from the index it is given, and refuses what only a store can do."""
+    from rag.api import AskPapers
+    from vectorstore.errors import StoreError
+
+    app = AskPapers(make_settings(tmp_path / "store"), warm=False, index=memory)
+    assert app.index is memory
+    hits = app.search("diffusion sampling", 3)
+    assert hits[0].paper_id == "diff" and hits[0].snippet in memory.papers(["diff"])["diff"].abstract
+    assert app.ask("Which papers use contextual bandits?", mode="extractive").paper_ids == ["bandit"]
+    with pytest.raises(StoreError):
+        app.add_files([tmp_path / "more.jsonl"])
+    with pytest.raises(StoreError):
+        app.store_index  # noqa: B018
+    assert not (tmp_path / "store").exists()  # no store was made

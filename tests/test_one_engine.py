@@ -97,6 +97,23 @@ def test_the_shipped_membership_model_weighs_evidence_the_right_way() -> None:
     assert light >= one_ranked
 
 
+def test_follow_ups_are_worked_out_from_the_parts_alone(small_list: Any) -> None:
+    """The previous answer's papers come from the parts the follow-ups are given (no call into the facade): from
+    the ids the history carries, or by answering its question again, whole."""
+    from rag.followup import FollowUps
+    from rag.types import Message
+    from vectorstore.types import Filters
+
+    parts = small_list.parts
+    followups = FollowUps(parts.index, parts.lexicon, parts.answerers["extractive"])
+    asked = Message(role="user", content="Which papers use graph neural networks?")
+    plain = [asked, Message(role="assistant", content="Five papers.")]
+    assert set(followups.previous_papers(plain, Filters(), parts.index.revision) or []) == GNN
+    carried = [asked, Message(role="assistant", content="Two papers.", paper_ids=["t1-0", "t1-1"])]
+    assert followups.previous_papers(carried, Filters(), parts.index.revision) == ["t1-0", "t1-1"]
+    assert followups.previous_papers([], Filters(), parts.index.revision) is None
+
+
 def test_a_follow_up_after_an_empty_answer_says_there_is_nothing_to_narrow(small_list: Any) -> None:
     first = small_list.ask("Which papers use quantum annealing?", mode="extractive")
     assert first.total == 0

@@ -136,9 +136,9 @@ def test_a_citation_keeps_the_trimmed_part_verbatim_and_shows_the_cut() -> None:
 def test_answers_quote_single_sentences_of_glued_and_long_abstracts(
     tmp_path: Path, fresh_settings: Any, embedder: Any
 ) -> None:
-    """End to end, on a store: no quote in a list answer runs past about 400 characters, and each is verbatim."""
+    """End to end (the papers in memory): no quote in a list answer runs past about 400 characters, each verbatim."""
     from rag.api import AskPapers
-    from vectorstore.pipeline import ingest
+    from rag.memory_index import MemoryIndex
 
     records = [
         {"id": "g1", "title": "Learned Sparse Routers", "abstract": GLUED},
@@ -151,8 +151,7 @@ def test_answers_quote_single_sentences_of_glued_and_long_abstracts(
     ]
     src = tmp_path / "glued.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    ingest([src], fresh_settings.store, progress=False)
-    app = AskPapers(fresh_settings, warm=False)
+    app = AskPapers(fresh_settings, warm=False, index=MemoryIndex.from_files([src], embedder))
     answer = app.ask("Which papers use sparse attention?")
     assert answer.found and {c.paper_id for c in answer.citations} >= {"g1", "g2", "g3"}
     for c in answer.citations:

@@ -34,14 +34,15 @@ def quokka_corpus(path: Path, n: int) -> Path:
 
 @pytest.fixture(scope="module")
 def quokka_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    """The quokka corpus in memory (answers read papers through the index interface alone)."""
     from rag.api import AskPapers
+    from rag.memory_index import MemoryIndex
     from rag.settings import AnswerSettings, Settings
-    from vectorstore.pipeline import ingest
 
     d = tmp_path_factory.mktemp("quokka")
     settings = make_settings(d / "store")
-    ingest([quokka_corpus(d / "q.jsonl", 24)], settings.store, progress=False, embedder=embedder)
-    return AskPapers(Settings(store=settings.store, answer=AnswerSettings(max_list=2)))
+    index = MemoryIndex.from_files([quokka_corpus(d / "q.jsonl", 24)], embedder)
+    return AskPapers(Settings(store=settings.store, answer=AnswerSettings(max_list=2)), index=index)
 
 
 def markers(text: str) -> set[int]:

@@ -31,10 +31,11 @@ from vectorstore.types import Filters, IngestReport, Paper
 from . import inputs
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
+from .chroma_index import PaperIndex
 from .cues import REQUEST_WORDS
 from .examples import MOST_READ, example_questions
 from .followup import FollowUps, previous_questions
-from .index import Index, PaperIndex
+from .index import Index
 from .inputs import clean_question, missing_ids
 from .lexicon import CorpusLexicon
 from .query import plan

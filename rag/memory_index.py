@@ -1,6 +1,6 @@
 """An :class:`~rag.index.Index` held in memory: papers in a dict, chunk vectors in a numpy matrix, BM25 in Python.
 
-The small twin of :class:`rag.index.PaperIndex`, in the spirit of paper-qa's ``NumpyVectorStore``: the same
+The small twin of :class:`rag.chroma_index.PaperIndex`, in the spirit of paper-qa's ``NumpyVectorStore``: the same
 interface and the same semantics on a corpus that fits in memory, with no Chroma and no SQLite file. Papers are
 chunked and embedded as an ingest does it (:func:`vectorstore.pipeline.embed_batch`), and only when a vector is
 first asked for (the planner's statistics need no model). The lexical side reads titles and abstracts as the FTS5
@@ -36,7 +36,8 @@ from vectorstore.store import mean_vector
 from vectorstore.text import stem, tokens
 from vectorstore.types import ChunkHit, Filters, Paper
 
-from .index import CHUNKS_PER_PAPER, Index, PaperIndex, best_chunk_per_paper
+from .chroma_index import PaperIndex
+from .index import CHUNKS_PER_PAPER, Index, best_chunk_per_paper
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 IDF_CACHE = 50_000  # phrases whose idf is kept

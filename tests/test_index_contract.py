@@ -1,7 +1,7 @@
-"""One contract for both implementations of :class:`rag.index.Index`: the Chroma-backed :class:`~rag.index.PaperIndex`
-and the in-memory :class:`~rag.memory_index.MemoryIndex`, on the same small corpus (the memory index is given the
-records the store holds). Reads, vector search, BM25 search, filters, lexical statistics, unknown ids and an empty
-store; then the two side by side, score for score."""
+"""One contract for both implementations of :class:`rag.index.Index`: the Chroma-backed
+:class:`~rag.chroma_index.PaperIndex` and the in-memory :class:`~rag.memory_index.MemoryIndex`, on the same small
+corpus (the memory index is given the records the store holds). Reads, vector search, BM25 search, filters,
+lexical statistics, unknown ids and an empty store; then the two side by side, score for score."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rag.index import Index, PaperIndex
+from rag.chroma_index import PaperIndex
+from rag.index import Index
 from rag.memory_index import MemoryIndex
 from tests.conftest import make_settings
 from vectorstore.types import Filters

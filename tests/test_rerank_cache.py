@@ -16,7 +16,7 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from rag.api import AskPapers
-from rag.index import PaperIndex
+from rag.chroma_index import PaperIndex
 from rag.rerank import FEATURES, DocText, LearnedRanker, Pool
 from rag.retrieval import FusionRetriever, hybrid
 from rag.settings import RetrievalSettings, Settings

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,11 +37,14 @@ from vectorstore.store import mean_vector
 from vectorstore.text import stem, tokens
 from vectorstore.types import ChunkHit, Filters, Paper
 
-from .chroma_index import PaperIndex
 from .index import CHUNKS_PER_PAPER, Index, best_chunk_per_paper
+
+if TYPE_CHECKING:
+    from .chroma_index import PaperIndex
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 IDF_CACHE = 50_000  # phrases whose idf is kept
+QUERY_CACHE = 256  # query embeddings kept
 # A match expression as FTS5 reads the ones of vectorstore.lexical: any of the groups, each holding all its phrases
 # (a phrase: a tuple of stems, consecutive in one column).
 Phrase = tuple[str, ...]
@@ -52,7 +56,7 @@ def _parse(expr: str) -> Expression:
     ``"a b" OR ("c" AND "d")``. Its words are stemmed as the index's tokenizer stems them."""
     groups: Expression = []
     for part in expr.split(" OR ") if expr else []:
-        phrases = [p for p in part.strip().strip("()").split(" AND ")]
+        phrases = part.strip().strip("()").split(" AND ")
         groups.append([tuple(stem(w) for w in p.strip().strip("()").strip('"').split()) for p in phrases])
     return [g for g in groups if g and all(g)]
 
@@ -210,6 +214,8 @@ class MemoryIndex:
     def embed(self, text: str) -> np.ndarray:
         vec = self._queries.get(text)
         if vec is None:
+            if len(self._queries) >= QUERY_CACHE:
+                self._queries.clear()
             vec = self._queries[text] = self.embedder.embed_query(text)
         return vec
 

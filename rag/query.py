@@ -493,6 +493,17 @@ def _parts(parts: list[_Unit], lexicon: Lexicon) -> list[Facet]:
     return [_build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i])) for i, p in enumerate(parts)]
 
 
+def _corrected(text: str, corrections: list[tuple[str, str]]) -> str:
+    """``text`` with each misspelt word replaced, in order: each correction from where the last one ended (one
+    pass over the text, however many words were corrected)."""
+    pieces, pos = [], 0
+    for wrong, right in corrections:
+        if m := re.compile(rf"\b{re.escape(wrong)}\b").search(text, pos):
+            pieces += [text[pos : m.start()], right]
+            pos = m.end()
+    return "".join([*pieces, text[pos:]])
+
+
 def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     """The plan of one question (already validated and printable). Each facet is weighed by how topical it is
     (:mod:`rag.topicality`); one that is not only ranks. ``weigh=False`` keeps every facet as read (to train that
@@ -500,9 +511,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     text = one_line(question)
     toks = tokens(text)
     corrections = correct(toks, lexicon)
-    searched = text
-    for wrong, right in corrections:
-        searched = re.sub(rf"\b{re.escape(wrong)}\b", right, searched, count=1)
+    searched = _corrected(text, corrections)
     acronyms = protect_acronyms(toks)
     lows = [t.low for t in toks]
     names = [t.text for t in toks if t.word and is_name(t.text)]

@@ -467,6 +467,33 @@ def _attributive(abstract: str) -> frozenset[str]:
     return frozenset(before_content - ending)
 
 
+def noun_groups(text: str) -> list[list[str]]:
+    """The text's runs of content words, as written, cut at function words, punctuation, verbs, connectors and
+    articles (see :func:`_runs`): the stretches a noun phrase's words come from ("information bottleneck",
+    "graph neural networks"), never a verb ("reduces") or a function word."""
+    runs, _ = _runs(text)
+    glue = _CONNECTORS | _ARTICLES
+    out: list[list[str]] = []
+    for run in runs:
+        group: list[str] = []
+        for tok, _ in run:
+            if tok.lower() in glue:
+                if group:
+                    out.append(group)
+                group = []
+            else:
+                group.append(tok)
+        if group:
+            out.append(group)
+    return out
+
+
+def is_head(word: str) -> bool:
+    """Whether ``word`` can end a noun phrase by its form: a name or an acronym, or a word without an adjective's,
+    adverb's or participle's ending ("neural", "generative", "based", "largely")."""
+    return not word[1:].islower() or not word.lower().endswith(_MODIFIER_ENDINGS)
+
+
 def key_phrases(abstract: str, top: int = 3) -> list[str]:
     """The ``top`` best-scored noun-phrase-like spans of ``abstract`` (see :func:`_runs`), best first, no two
     sharing a content word.

@@ -43,8 +43,8 @@ GENERIC_MIN_DOCS = 5  # … and in a small corpus, it must also be in more than 
 MOST_TOPICS = 10
 PHRASE_SHARE = 0.6  # a phrase names a topic instead of its word when it scores this share of the word
 HEAD_SHARE = 0.25  # a word names a topic if it ends this share of the noun groups it is in ("networks", not "deep")
-MODIFIER_SHARE = 0.3  # … and a word that names nothing alone by a phrase of it that scores this share of it
-ALONE_SHARE = 0.5  # … and alone, if it ends this share: mostly a head ("dynamics"), not a modifier ("sparse")
+MODIFIER_SHARE = 0.1  # … and a word that names nothing alone by a phrase of it that scores this share of it
+ALONE_SHARE = 0.4  # … and alone, if it ends this share: mostly a head ("dynamics"), not a modifier ("sparse")
 COMMON_ZIPF = 5.0  # a word this common in general English (wordfreq's Zipf scale) names no topic alone ("head")
 
 
@@ -247,14 +247,15 @@ def _name(ranked: list[tuple[str, float]], ends_on_a_head: Callable[[str], bool]
     for t, score in ranked:
         # a word or phrase that mostly comes in a longer phrase is named by it ("neural networks", "amino acid
         # sequences"), at its own score; a modifier, by its best phrase that ends on a head ("protein binding",
-        # not "protein"), at the phrase's score
+        # not "protein"), at the geometric mean of the two scores
         head = ends_on_a_head(t)
         share = PHRASE_SHARE if head else MODIFIER_SHARE
         shown = t
         for _ in range(2):
             shown = next((ph for ph, sp in phrases if sp >= share * score and _inside(shown, ph)), shown)
-        if ends_on_a_head(shown):
-            named[shown] = max(named.get(shown, 0.0), score if head else scores[shown])
+        if ends_on_a_head(shown):  # (a modifier's phrase: between the two, "causal discovery" for "causal")
+            value = score if head else math.sqrt(score * scores[shown])
+            named[shown] = max(named.get(shown, 0.0), value)
 
     def weight(term: str) -> tuple[float, float, str]:  # (ties: the phrase of the cluster's likelier words)
         return (-named[term], -sum(scores.get(w, 0.0) for w in term.split()), term)

@@ -38,7 +38,9 @@ def _check(case: str, answer: dict[str, Any]) -> None:
         assert all(s in c["abstract"] for s in c["sentences"]) and c["evidence"] == c["sentences"][0]
     plan = answer["plan"]
     if case == "compound":
-        assert [c["title"] for c in answer["citations"]] == ["Drift Variation Score (DVS)"]
+        assert [c["title"] for c in answer["citations"]] == [
+            "Drift Variation Score (DVS): Dynamics of distributional evolution on complex manifolds"
+        ]
         assert len(plan["facets"]) == 2
     elif case == "negation":
         assert answer["citations"] and plan["excluded"]

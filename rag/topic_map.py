@@ -5,8 +5,12 @@ named by c-TF-IDF.
   among the papers it is like; below :data:`TSNE_MIN` papers t-SNE has too few neighbours to work with and the
   first two principal components are used. A fit is deterministic (fixed seed) and is stored next to the store
   (:class:`ProjectionCache`), keyed by the store's revision and its papers, so it is computed once per revision.
-* **Topics.** Cosine k-means on the embeddings; each cluster is named by its two highest c-TF-IDF terms (words and
-  two-word phrases of its abstracts, weighed against the whole corpus). Stop-words are dropped, and so are the
+* **Topics.** Cosine k-means on the embeddings; each cluster is named by two or three content words: its best
+  c-TF-IDF terms (words and two- and three-word phrases of its abstracts' noun groups, weighed against the whole
+  corpus). Terms come from the stretches of content words between function words, verbs and punctuation
+  (:func:`vectorstore.titles.noun_groups`), so a name is never a verb ("reduces") or a function word; a term must
+  end on a word the corpus uses as a noun phrase's head (a single word: mostly so, and not common in general
+  English by wordfreq, so "sparse", "deep" or "head" name nothing alone). Stop-words are dropped, and so are the
   corpus's own generic words: those in more than :data:`GENERIC_DF` of all abstracts. Links, e-mail addresses and
   code-like pieces (with ``/``, ``@``, ``_``, a dot inside or a digit) are not words.
 """
@@ -20,13 +24,15 @@ import os
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from wordfreq import zipf_frequency
 
-from vectorstore.text import STOPWORDS, same_term, tokens
+from vectorstore.text import STOPWORDS, same_term
+from vectorstore.titles import is_head, noun_groups
 from vectorstore.types import Paper
 
 log = logging.getLogger("askpapers")
@@ -35,7 +41,11 @@ TSNE_MIN = 15  # fewer papers than this are projected by PCA
 GENERIC_DF = 0.25  # a word in more than this share of all abstracts names no topic ("learning", "propose", …)
 GENERIC_MIN_DOCS = 5  # … and in a small corpus, it must also be in more than this many abstracts
 MOST_TOPICS = 10
-PHRASE_SHARE = 0.6  # a two-word phrase names a topic instead of its word when it scores this share of the word
+PHRASE_SHARE = 0.6  # a phrase names a topic instead of its word when it scores this share of the word
+HEAD_SHARE = 0.25  # a word names a topic if it ends this share of the noun groups it is in ("networks", not "deep")
+MODIFIER_SHARE = 0.1  # … and a word that names nothing alone by a phrase of it that scores this share of it
+ALONE_SHARE = 0.4  # … and alone, if it ends this share: mostly a head ("dynamics"), not a modifier ("sparse")
+COMMON_ZIPF = 5.0  # a word this common in general English (wordfreq's Zipf scale) names no topic alone ("head")
 
 
 @dataclass
@@ -156,20 +166,37 @@ def _is_word_piece(piece: str) -> bool:
     return "." not in inner
 
 
-def terms(text: str) -> Counter[str]:
-    """The words (3+ letters, no stop-words) of a text and its two-word phrases (two such words in a row), counted."""
-    words = tokens(" ".join(p for p in text.split() if _is_word_piece(p)))
+def _groups(text: str) -> list[list[str]]:
+    """The text's noun groups (:func:`vectorstore.titles.noun_groups`), lower case, links and code left out."""
+    pieces = " ".join(p for p in text.split() if _is_word_piece(p))
+    return [[w.lower() for w in g] for g in noun_groups(pieces)]
+
+
+def _terms_of(groups: list[list[str]]) -> Counter[str]:
     out: Counter[str] = Counter()
-    prev = ""
-    for w in words:
-        if w in STOPWORDS or len(w) < 3 or not w.isalpha():
-            prev = ""
-            continue
-        out[w] += 1
-        if prev:
-            out[f"{prev} {w}"] += 1
-        prev = w
+    for words in groups:
+        ok = [len(w) >= 3 and w not in STOPWORDS and w.replace("-", "").isalpha() for w in words]
+        for i, w in enumerate(words):
+            if not ok[i]:
+                continue
+            out[w] += 1
+            for n in (2, 3):
+                if i + n <= len(words) and all(ok[i : i + n]):
+                    out[" ".join(words[i : i + n])] += 1
     return out
+
+
+def terms(text: str) -> Counter[str]:
+    """The content words of a text (3+ letters) and the two- and three-word phrases inside its noun groups
+    (:func:`vectorstore.titles.noun_groups`: runs of content words cut at function words, verbs and
+    punctuation), lower case, counted."""
+    return _terms_of(_groups(text))
+
+
+def head_counts(text: str) -> Counter[str]:
+    """How often each word (lower case) of a text ends one of its noun groups: the heads of its noun phrases
+    ("networks" of "graph neural networks"), unlike the modifiers before them ("deep", "neural")."""
+    return Counter(g[-1] for g in _groups(text))
 
 
 def generic_terms(docs: Sequence[Counter[str]]) -> set[str]:
@@ -207,27 +234,67 @@ def ctfidf(docs: Sequence[Counter[str]], labels: np.ndarray) -> dict[int, list[t
     return out
 
 
-def topic_names(papers: Sequence[Paper], labels: np.ndarray, words: int = 2) -> dict[int, str]:
-    """Each cluster named by its best c-TF-IDF terms (``words`` of them that share no word), e.g.
-    "diffusion models · image"; a word is replaced by a two-word phrase of it that scores nearly as high."""
-    docs = [terms(f"{p.title if not p.title_derived else ''}. {p.abstract}") for p in papers]
-    names: dict[int, str] = {}
-    for j, ranked in ctfidf(docs, labels).items():
-        chosen: list[str] = []
-        used: list[str] = []
-        phrases = [(t, score) for t, score in ranked if " " in t]
-        for t, score in ranked:
-            if " " not in t:  # a word that mostly comes in one phrase is named by the phrase ("neural networks")
-                t = next((ph for ph, sp in phrases if sp >= PHRASE_SHARE * score and t in ph.split()), t)
-            parts = t.split()
-            if any(same_term(a, b) for a in parts for b in used):  # "graphs" after "graph", "private" after "privacy"
-                continue
-            chosen.append(t)
-            used += parts
-            if len(chosen) == words:
-                break
-        names[j] = " · ".join(chosen) if chosen else f"topic {j + 1}"
-    return names
+def _inside(term: str, phrase: str) -> bool:
+    """Whether ``term`` is a shorter part of ``phrase``, word for word."""
+    return len(phrase) > len(term) and f" {term} " in f" {phrase} "
+
+
+def _name(ranked: list[tuple[str, float]], ends_on_a_head: Callable[[str], bool], words: int) -> str:
+    """One cluster's name from its ranked c-TF-IDF terms: one or two terms, two to ``words`` words in all."""
+    phrases = [(t, score) for t, score in ranked if " " in t and ends_on_a_head(t)]
+    scores = dict(ranked)
+    named: dict[str, float] = {}
+    for t, score in ranked:
+        # a word or phrase that mostly comes in a longer phrase is named by it ("neural networks", "amino acid
+        # sequences"), at its own score; a modifier, by its best phrase that ends on a head ("protein binding",
+        # not "protein"), at the geometric mean of the two scores
+        head = ends_on_a_head(t)
+        share = PHRASE_SHARE if head else MODIFIER_SHARE
+        shown = t
+        for _ in range(2):
+            shown = next((ph for ph, sp in phrases if sp >= share * score and _inside(shown, ph)), shown)
+        if ends_on_a_head(shown):  # (a modifier's phrase: between the two, "causal discovery" for "causal")
+            value = score if head else math.sqrt(score * scores[shown])
+            named[shown] = max(named.get(shown, 0.0), value)
+
+    def weight(term: str) -> tuple[float, float, str]:  # (ties: the phrase of the cluster's likelier words)
+        return (-named[term], -sum(scores.get(w, 0.0) for w in term.split()), term)
+
+    chosen: list[str] = []
+    used: list[str] = []
+    for t in sorted(named, key=weight):
+        parts = t.split()
+        if any(same_term(a, b) for a in parts for b in used):  # "graphs" after "graph", "private" after "privacy"
+            continue
+        if len(used) + len(parts) > words:
+            continue
+        chosen.append(t)
+        used += parts
+        if len(used) >= 2:
+            break
+    return " · ".join(chosen)
+
+
+def topic_names(papers: Sequence[Paper], labels: np.ndarray, words: int = 3) -> dict[int, str]:
+    """Each cluster named by its best c-TF-IDF terms: two to ``words`` content words in all, as one or two terms
+    that share no word, e.g. "information bottleneck · graphs". A term names a topic only if it ends on a word the
+    corpus uses as a head at least :data:`HEAD_SHARE` of the time ("networks", not "deep" or "neural"), and a word
+    is replaced by a phrase of it that scores nearly as high ("reinforcement learning")."""
+    groups = [_groups(f"{p.title if not p.title_derived else ''}. {p.abstract}") for p in papers]
+    docs = [_terms_of(g) for g in groups]
+    heads = Counter(g[-1] for gs in groups for g in gs)
+    said: Counter[str] = Counter()
+    for d in docs:
+        said.update({t: n for t, n in d.items() if " " not in t})
+
+    def ends_on_a_head(term: str) -> bool:
+        last = term.split()[-1]
+        if " " in term:
+            return is_head(last) and heads[last] >= HEAD_SHARE * said[last]
+        alone = is_head(last) and heads[last] >= ALONE_SHARE * said[last]
+        return alone and zipf_frequency(last, "en") < COMMON_ZIPF
+
+    return {j: _name(ranked, ends_on_a_head, words) or f"topic {j + 1}" for j, ranked in ctfidf(docs, labels).items()}
 
 
 def topic_count(n: int) -> int:

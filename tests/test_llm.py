@@ -88,7 +88,7 @@ def test_well_cited_answer(corpus_settings, fake) -> None:  # type: ignore[no-un
     extractive = AskPapers(corpus_settings).ask(IB)
     assert [c.paper_id for c in answer.citations] == [c.paper_id for c in extractive.citations], "every match kept"
     gcib = next(c for c in answer.citations if c.title.startswith("GCIB"))
-    sym = next(c for c in answer.citations if c.title == "SymSpectra")
+    sym = next(c for c in answer.citations if c.title == "SymSpectra: Functional group imbalance")
     assert f"GCIB [{gcib.n}]" in answer.text and f"SymSpectra [{sym.n}]" in answer.text  # numbers kept
     assert "Also matching" in answer.text and answer.text.count("*") >= 8  # the other 4, by title
     for c in answer.citations:
@@ -208,7 +208,9 @@ def test_followup_is_condensed_and_narrows_the_previous_papers(corpus_settings, 
     assert "Which of those are about time series?" in json.dumps(condense["messages"])
     assert IB in json.dumps(condense["messages"])
     previous = {c.paper_id for c in AskPapers(corpus_settings).ask(IB).citations}
-    assert [c.title for c in answer.citations] == ["CGTFra"] and answer.citations[0].paper_id in previous
+    assert [c.title for c in answer.citations] == [
+        "CGTFra: Consistent inter-variate dependency modeling"
+    ] and answer.citations[0].paper_id in previous
     assert "CGTFra is about multivariate time series forecasting [1]" in answer.text
 
 

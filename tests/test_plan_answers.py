@@ -38,7 +38,9 @@ def _check(case: str, answer: dict[str, Any]) -> None:
         assert all(s in c["abstract"] for s in c["sentences"]) and c["evidence"] == c["sentences"][0]
     plan = answer["plan"]
     if case == "compound":
-        assert [c["title"] for c in answer["citations"]] == ["Drift Variation Score (DVS)"]
+        assert [c["title"] for c in answer["citations"]] == [
+            "Drift Variation Score (DVS): Dynamics of distributional evolution on complex manifolds"
+        ]
         assert len(plan["facets"]) == 2
     elif case == "negation":
         assert answer["citations"] and plan["excluded"]
@@ -73,7 +75,10 @@ def test_a_followup_can_only_filter(app: Any) -> None:
     assert {c.paper_id for c in narrowed.citations} < {c.paper_id for c in first.citations}
     assert all(c.code_urls for c in narrowed.citations) and narrowed.citations
     excluded = app.ask("not the time series ones", history)
-    assert "CGTFra" not in {c.title for c in excluded.citations} and len(excluded.citations) == 5
+    assert (
+        "CGTFra: Consistent inter-variate dependency modeling" not in {c.title for c in excluded.citations}
+        and len(excluded.citations) == 5
+    )
 
 
 @pytest.fixture(scope="module")

@@ -86,7 +86,11 @@ def test_phrase_search_finds_consecutive_words_only(app) -> None:  # type: ignor
     lex = app.index.lexical
     ids = {pid for pid, _ in lex.phrase_search(["information bottleneck"], 50)}
     titles = {p.title for p in app.index.papers(list(ids)).values()}
-    assert "SymSpectra" in titles and "CGTFra" in titles and len(ids) == 6
+    assert (
+        "SymSpectra: Functional group imbalance" in titles
+        and "CGTFra: Consistent inter-variate dependency modeling" in titles
+        and len(ids) == 6
+    )
     assert lex.phrase_search(["bottleneck information"], 50) == []  # order matters
     assert lex.phrase_search(['"; DROP TABLE papers; --'], 5) is not None  # never reaches FTS5 as syntax
 

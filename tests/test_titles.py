@@ -79,11 +79,45 @@ EXPECTED = [
 ]
 
 
+def name_of(title: str) -> str:
+    """The method's name of a derived title: all of it, or the part before the key phrase ("WaterSIC: ...")."""
+    return title.split(": ", 1)[0]
+
+
 @pytest.mark.parametrize(("marker", "expected"), EXPECTED, ids=[e for _, e in EXPECTED])
 def test_expected_titles(abstracts: list[str], marker: str, expected: str) -> None:
     matches = [a for a in abstracts if marker in a]
     assert len(matches) == 1, f"{marker!r} should identify exactly one bundled abstract"
-    assert derive_title(matches[0]) == expected
+    assert name_of(derive_title(matches[0])) == expected
+
+
+# A short name is followed by the abstract's best key phrase that shares no word with it; a name of four words or
+# more says what the method is by itself. (These read as the papers' subjects: looked at with the bundled demo.)
+NAMED_AND_DESCRIBED = [
+    ("HIAL", "HIAL: Hypergraph Active Learning"),
+    ("FedFit", "FedFit: Federated Learning"),
+    ("CGTFra", "CGTFra: Consistent inter-variate dependency modeling"),
+    ("MIRL", "MIRL: MI-based rewards for visual perception optimization"),
+    ("ParalESN", "Parallel Echo State Network (ParalESN)"),
+    ("AD-BTS", "Adaptive Dual-Branch Token Sparsification (AD-BTS)"),
+]
+
+
+@pytest.mark.parametrize(("marker", "expected"), NAMED_AND_DESCRIBED, ids=[e for _, e in NAMED_AND_DESCRIBED])
+def test_a_short_name_is_followed_by_a_key_phrase(abstracts: list[str], marker: str, expected: str) -> None:
+    (abstract,) = [a for a in abstracts if marker in a]
+    assert derive_title(abstract) == expected
+
+
+def test_the_key_phrase_after_a_name_is_a_whole_phrase_of_the_abstract(abstracts: list[str]) -> None:
+    described = [(a, t) for a in abstracts if ": " in (t := derive_title(a))]
+    assert len(described) >= 10
+    for a, t in described:
+        name, phrase = t.split(": ", 1)
+        assert not set(content_stems(name)) & set(content_stems(phrase)), t  # no word said twice
+        assert len(content_stems(phrase)) >= 2, t  # not one generic word ("Experiments")
+        assert set(content_stems(phrase)) <= set(content_stems(a)), t  # the abstract's words
+        assert not _shape_problems(a, phrase), t  # a noun phrase: no verb of the abstract, no function word last
 
 
 def test_parse_paths_uses_the_same_titles(abstracts: list[str], titles: list[str]) -> None:
@@ -93,7 +127,7 @@ def test_parse_paths_uses_the_same_titles(abstracts: list[str], titles: list[str
 
 
 def test_derive_title_synthetic_cases() -> None:
-    assert derive_title("We introduce **FooNet**, a fast network. It is fast.") == "FooNet"
+    assert name_of(derive_title("We introduce **FooNet**, a fast network. It is fast.")) == "FooNet"
     t = derive_title("In this paper, we study the problem of fairly allocating indivisible goods. We give algorithms.")
     assert "indivisible goods" in t.lower() and not t.lower().startswith(("in this", "we ")), t
     # An acronym on the stop list (LLM) is not taken as the method's name.
@@ -125,7 +159,7 @@ def test_derive_title_synthetic_cases() -> None:
     ],
 )
 def test_the_introduced_method_names_the_paper(abstract: str, expected: str) -> None:
-    assert derive_title(abstract) == expected
+    assert name_of(derive_title(abstract)) == expected
 
 
 @pytest.mark.parametrize(
@@ -476,7 +510,7 @@ def test_a_name_called_out_runs_over_its_capitalised_words() -> None:
         "This paper proposes a new reasoning framework, called *Thought Rollback* (TR), allowing LLMs to build "
         "thought structures. TR revises thoughts."
     )
-    assert derive_title(abstract) == "Thought Rollback (TR)"  # once "Thought"
+    assert name_of(derive_title(abstract)) == "Thought Rollback (TR)"  # once "Thought"
 
 
 def _corpus_problems(pairs: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
@@ -504,3 +538,76 @@ def test_icml2024_titles_are_not_content_poor(icml2024: list[tuple[str, str]]) -
     common = {s for s, n in df.items() if n >= len(icml2024) // 10}
     poor = [t for _, a in icml2024 if _content_poor(t := derive_title(a), common)]
     assert len(poor) <= 7, poor
+
+
+# --- issue 26: names in apposition, a key phrase after a short name, no clauses -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("abstract", "name"),
+    [
+        (  # one capitalised word in apposition after the verb (once a key phrase without the name)
+            "Training is costly. We present Lumen, a lightweight scheduler for distributed training of "
+            "transformers. Lumen cuts idle time by half.",
+            "Lumen",
+        ),
+        (  # once "KV": an acronym the abstract puts before a noun ("KV cache") is a term, not the name
+            "Long-context inference loads a large KV cache. To this end, we propose Quest, a query-aware KV cache "
+            "selection algorithm. Quest speeds up self-attention.",
+            "Quest",
+        ),
+        (  # once "FCP": a name starts a word
+            "To address this vulnerability, we introduce a novel framework Rob-FCP, which executes robust federated "
+            "conformal prediction against malicious clients. Rob-FCP keeps coverage.",
+            "Rob-FCP",
+        ),
+    ],
+)
+def test_we_propose_x_a_gets_a_title_naming_x(abstract: str, name: str) -> None:
+    assert name_of(derive_title(abstract)) == name
+
+
+def test_a_short_name_says_what_the_paper_is_about() -> None:
+    abstract = (
+        "Sampling from diffusion models is slow. We introduce GRACE, a sampler for diffusion models. GRACE takes "
+        "fewer steps than DDPM on diffusion models of images."
+    )
+    title = derive_title(abstract)
+    assert title.startswith("GRACE: "), title  # once "GRACE" alone
+    assert "diffusion models" in title.lower(), title
+
+
+@pytest.mark.parametrize(
+    ("abstract", "verb"),
+    [
+        (  # once "Graph neural networks oversmooth on long stacks"
+            "Deep graph neural networks oversmooth on long stacks of message passing layers. We study skip "
+            "connections in graph neural networks and their depth.",
+            "oversmooth",
+        ),
+        (  # once "Dense retrieval methods lack robustness"
+            "Dense retrieval methods lack robustness to paraphrased queries. We study dense retrieval under "
+            "paraphrase and calibration of dense retrieval.",
+            "lack",
+        ),
+    ],
+)
+def test_a_plural_subjects_verb_ends_the_phrase(abstract: str, verb: str) -> None:
+    title = derive_title(abstract)
+    assert verb not in title.lower().split(), title
+
+
+def test_icml2024_titles_are_named_or_phrased_and_never_end_on_a_function_word(
+    icml2024: list[tuple[str, str]],
+) -> None:
+    titles = [derive_title(a) for _, a in icml2024]
+    assert not [t for t in titles if t.split()[-1].strip("()").lower() in FUNCTION_WORDS]
+    described = [t for t in titles if ": " in t]
+    assert len(described) >= 150  # most named methods come with what they are about (measured: 173 of 500)
+
+
+def test_icml2024_titles_share_more_words_with_the_real_ones(icml2024: list[tuple[str, str]]) -> None:
+    """Issue 26: word F1 against the real titles (bench/titles.py) was 0.315 before a key phrase followed short
+    names and clauses were split; measured 0.382 after (tuned on ICML 2024 records 500-1500, not these)."""
+    f1s = [2 * r * p / (r + p) if r + p else 0.0 for r, p in (overlap(t, derive_title(a)) for t, a in icml2024)]
+    assert sum(f1s) / len(f1s) >= 0.37

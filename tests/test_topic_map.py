@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from rag.topic_map import TSNE_MIN, ProjectionCache, build_map, generic_terms, pca, project, terms, topic_names
+from vectorstore.titles import FUNCTION_WORDS
 from vectorstore.types import Paper
 
 # Five topics. Every abstract also says "zorblax" (a made-up word no list can hold: it is generic only because
@@ -117,3 +118,73 @@ def test_build_map_names_every_point() -> None:
     points = build_map(papers, x)
     assert [p.paper_id for p in points] == [p.paper_id for p in papers]
     assert all(p.topic and ":" not in p.topic for p in points)
+
+
+# --- issue 26: names are two or three content words, never a verb, a modifier or a function word -----------------
+
+# Each topic's abstracts also say a verb of its own twice ("Glaciers calve ... they calve again"): distinctive of the
+# topic, and no name of it. (The c-TF-IDF of single words named these "glaciers calve · satellite imagery".)
+VERBS = {"misfold", "coalesce", "overbid", "calve", "resonate"}
+WITH_VERBS = {
+    "protein": "Protein chains misfold under thermal stress, and they misfold again in crowded cells. We predict "
+    "protein binding from amino acid sequences of each protein.",
+    "galaxy": "Galaxy clusters coalesce slowly, and they coalesce again after collisions. We measure galaxy "
+    "redshift with telescope spectra of each galaxy.",
+    "auction": "Bidders overbid in ascending auctions, and they overbid again when values are private. We design "
+    "auction mechanisms where auction revenue meets truthful bidding.",
+    "glacier": "Glaciers calve in warm summers, and they calve again at night. We track glacier retreat from "
+    "satellite imagery of each glacier.",
+    "violin": "Violin plates resonate when varnished, and they resonate again after drying. We record violin tone "
+    "and relate violin varnish to spruce wood.",
+}
+
+
+def _named(texts: dict[str, str]) -> dict[int, str]:
+    papers, labels = [], []
+    for j, (topic, text) in enumerate(texts.items()):
+        for i in range(6):
+            papers.append(Paper(f"{topic}-{i}", f"Paper {i}", f"{text} Variant {i}. Our results show it works."))
+            labels.append(j)
+    return topic_names(papers, np.array(labels))
+
+
+def _content_words(name: str) -> list[str]:
+    return [w for term in name.split(" · ") for w in term.split()]
+
+
+def test_topic_names_hold_no_verb_of_the_abstracts() -> None:
+    names = _named(WITH_VERBS)
+    for name in names.values():
+        words = _content_words(name)
+        assert 2 <= len(words) <= 3, name
+        assert not set(words) & VERBS, name
+        assert not set(words) & FUNCTION_WORDS, name
+    assert len(set(names.values())) == len(WITH_VERBS)
+
+
+def test_a_word_only_used_before_a_noun_names_no_topic() -> None:
+    """ "deep" and "neural" are always followed by a noun here: they are modifiers, and name a topic only inside
+    their phrase ("graph neural networks"), never alone ("neural · deep", as the ICML 2024 map once read)."""
+    texts = {
+        "graphs": "Deep graph neural networks pass messages between nodes of molecular graphs. Deep message "
+        "passing over graphs oversmooths node features.",
+        "speech": "Deep speech recognizers map audio frames to phonemes. Deep acoustic models of speech need "
+        "labelled audio frames.",
+        "vision": "Deep convolutional networks classify images of street scenes. Deep image classifiers see "
+        "street scenes at night.",
+    }
+    for name in _named(texts).values():
+        words = _content_words(name)
+        assert 2 <= len(words) <= 3, name
+        assert words[-1] not in {"deep", "neural", "convolutional", "acoustic", "molecular"}, name
+
+
+def test_the_bundled_demo_map_names_topics_by_content_words(app) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: the demo's map read "multi · feature", "reduces · remain", "head · queries", "token · sparse"."""
+    names = {p.topic for p in app.corpus_map()}
+    assert len(names) >= 2
+    for name in names:
+        words = _content_words(name)
+        assert 2 <= len(words) <= 3, name
+        assert not set(words) & FUNCTION_WORDS, name
+        assert not set(words) & {"multi", "reduces", "remain", "head", "sparse"}, name

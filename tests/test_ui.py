@@ -217,7 +217,7 @@ def test_gradio_client(ui) -> None:  # type: ignore[no-untyped-def]
         "extractive",
         api_name="/ask",
     )
-    assert [c["title"] for c in follow["citations"]] == ["CGTFra"]
+    assert [c["title"] for c in follow["citations"]] == ["CGTFra: Consistent inter-variate dependency modeling"]
 
 
 def test_login_when_auth_is_set(browser, tmp_path: Path, monkeypatch, corpus_settings) -> None:  # type: ignore[no-untyped-def]

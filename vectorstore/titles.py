@@ -1,7 +1,8 @@
 """Display titles for papers that come without one, and code links found in abstracts.
 
-A title is the method the abstract names ("SoftBinary Coding (SBC)", "WaterSIC"), if any, else the abstract's
-best key phrases ("Expected information gain and intractable estimators"). Key phrases are noun-phrase-like spans
+A title is the method the abstract names ("SoftBinary Coding (SBC)", "WaterSIC"), with the abstract's best key
+phrase after a short name ("FedFit: Federated learning"), if any, else the abstract's best key phrases ("Expected
+information gain and intractable estimators"). Key phrases are noun-phrase-like spans
 of the abstract (see :func:`key_phrases`), so a title is never a clause or a cut sentence. Titles are made unique
 per corpus.
 """
@@ -12,6 +13,7 @@ import itertools
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -39,10 +41,13 @@ _WORD = r"(?:[A-Z][\w’'-]*|of|for|and|with|in|on|via|to|the|a|module|framework
 _NAMED_ACRONYM = re.compile(
     rf"\b((?:{_WORD}\s+){{0,8}}?[A-Z][\w’'-]*(?:\s+[a-z][\w-]*)?)\s+\(([A-Z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*)\)"
 )
-# A coined token: CamelCase, an inner capital or digit, or an acronym of 3+ letters.
-_COINED = r"[A-Z][a-z]*[A-Z0-9][\w-]*|[A-Z]{3,}[\w-]*"
+# A coined token: CamelCase, an inner capital or digit, an acronym after a hyphen ("Rob-FCP"), or one of 3+ letters.
+_COINED = r"[A-Z][a-z]*[A-Z0-9][\w-]*|[A-Z][a-z]*-[A-Z]{2,}[\w-]*|[A-Z]{3,}[\w-]*"
 # The gap between the verb and the name is bounded: unbounded, a long sentence repeating a verb took quadratic time.
-_AFTER_VERB = re.compile(rf"\b{_VERB}\b[^.;:]{{0,300}}?\b(?:termed|called|named|dubbed)?\s*[\"“*]*({_COINED})\b")
+# (a name starts a word: "CNN" of "G-CNN" and "FCP" of "Rob-FCP" are not names)
+_AFTER_VERB = re.compile(
+    rf"\b{_VERB}\b[^.;:]{{0,300}}?\b(?:termed|called|named|dubbed)?\s*[\"“*]*(?<![\w-])({_COINED})\b"
+)
 # (the name runs on over capitalised words: "called Thought Rollback (TR)", not "Thought")
 _TERMED = re.compile(
     r"\b(?:termed|called|named|dubbed|name\s+(?:the|our)\s+(?:\w+\s+){0,2})\s*[\"“]*([A-Z][\w-]+(?:\s+[A-Z][\w-]+){0,6})"
@@ -51,7 +56,13 @@ _TERMED = re.compile(
 _CAPITALISED_NAME = re.compile(
     r"\b(?:introduce|propose|present|introducing)\s+((?:[A-Z][\w-]*\s+){1,5}[A-Z][\w-]*)\s*,"
 )
+# one capitalised word in apposition: "we propose Quest, a query-aware ..." (capitalised mid-sentence: a name)
+_APPOSED_NAME = re.compile(
+    r"\b(?:introduce|propose|present|introducing|develop)\s+([A-Z][\w-]+)\s*(?:,\s+(?:a|an|the)\b|:\s+[a-z])"
+)
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
+LONG_NAME = 4  # words of a method's name that say what it is by themselves: no phrase is added after it
+DESCRIBING = 5  # key phrases looked at for the one that follows a short name ("WaterSIC: ...")
 MAX_TITLE = 100  # characters of a derived title
 _ACRONYM_STOP = {"LLM", "LLMS", "FL", "RL", "ML", "AI", "GNN", "VLM", "VLMS", "MLLM", "MLLMS", "KL", "GPU", "CPU"}
 
@@ -118,6 +129,12 @@ def _introduced(sentence: str, start: int) -> bool:
     return len(gap) <= 8 and not set(gap) & _ATTACHING
 
 
+def _modifies(token: str, abstract: str) -> bool:
+    """Whether the abstract puts ``token`` before a lower-case content word ("KV cache", "CNN layers")."""
+    after = re.findall(rf"(?<![\w-]){re.escape(token)}\s+([a-z][\w-]+)", abstract)
+    return any(w not in FUNCTION_WORDS for w in after)
+
+
 def _named_method(abstract: str) -> str | None:
     sents = sentences(abstract)
     verb_sents = [s for s in sents if _VERB_RX.search(s) or "**" in s]
@@ -140,6 +157,9 @@ def _named_method(abstract: str) -> str | None:
         m3 = _CAPITALISED_NAME.search(plain)
         if m3:
             return _clean(m3.group(1))
+        m4 = _APPOSED_NAME.search(plain)
+        if m4 and m4.group(1).upper() not in _ACRONYM_STOP:
+            return _clean(m4.group(1))
         for rx in (_TERMED, _AFTER_VERB):
             m2 = rx.search(plain)
             if not m2:
@@ -148,6 +168,8 @@ def _named_method(abstract: str) -> str | None:
             stem = re.split(r"[-_]", token)[0].upper()
             if stem in _ACRONYM_STOP or token.lower().endswith("-based") or _is_concept(token, abstract):
                 continue
+            if token.isupper() and len(token) <= 3 and _modifies(token, abstract):
+                continue  # an acronym used as a modifier ("KV cache"): a term, not the paper's name
             if not _introduced(plain, m2.start(1)):
                 continue
             long_forms = {a: long for long, a in acronym_definitions(abstract)}
@@ -180,7 +202,8 @@ _TOKEN_RX = re.compile(
 _NUMBER = re.compile(r"[\d.,]+")
 FUNCTION_WORDS = STOPWORDS | frozenset(
     """
-    across against along among amongst around because before behind below beside besides beyond despite during
+    across after again against along among amongst around because before behind below beside besides beyond despite
+    during above amid already almost
     except however if although though unless until whereas whether while since thus therefore hence yet nor
     either neither every many much few several various often always never still even further furthermore moreover
     well rather towards toward through throughout per versus vs etc e.g i.e ie eg whereby wherein thereby one
@@ -211,19 +234,42 @@ _VERB_BEFORE = (
     "must",
     "cannot",
 )
+_PROPOSING = frozenset(
+    "propose proposes introduce introduces present presents develop develops design designs devise".split()  # noqa: SIM905
+)
+_EPITHETS = frozenset({"novel", "new", "simple", "first"})
+_SUBJECTS = frozenset({"we", "they"})
+_PARTICIPLE_BEFORE = ("is", "are", "was", "were", "by", "while", "when", "also", "thereby")
 _NOUN_BEFORE = ("the", "a", "an", "this", "these", "its", "their", "our", "his", "her")
 _SCAN = 4000  # characters of an abstract read for key phrases (ICML abstracts are 600-2,500 long)
 _SHORT = 4  # words: a key phrase shorter than this is followed by the next one
 MAX_WORDS = 10  # words of a key-phrase span
+OBJECT_WEIGHT = 1.5  # a span the abstract proposes, introduces or presents weighs this much more
+VERBAL_SHARE = 0.1  # a word said after "to"/"we"/a modal this share as often as after an article is verbal
 GENERIC_WEIGHT = 0.5  # a phrase none of whose words is more specific than this weighs less
 _RARE = 16.0
 _UNKNOWN = 12.0  # words of a key-phrase title
 
 
+@dataclass(frozen=True)
+class _English:
+    """Statistics of general English: each word's rarity (-log share); the words that are mostly verbs; the common
+    two-word terms whose second word is such a verb ("Fourier transform"); the words it also uses as verbs
+    ("limit", "match"); and the -ing words it never puts after an article ("leveraging", "demonstrating", unlike
+    "learning" or "sampling"): participles, which do not stand inside a title's noun phrase; and the words it puts after
+    an article at all."""
+
+    rarity: dict[str, float]
+    verbs: frozenset[str]
+    compounds: frozenset[tuple[str, str]]
+    verbal: frozenset[str]
+    participles: frozenset[str]
+    nominal: frozenset[str]  # the words it puts after an article or a possessive ("the data")
+
+
 @lru_cache(maxsize=1)
-def _english() -> tuple[dict[str, float], frozenset[str], frozenset[tuple[str, str]]]:
-    """General-English statistics from the word lists symspellpy ships: each word's rarity (-log share), the words
-    that are mostly verbs, and the common two-word terms whose second word is such a verb ("Fourier transform")."""
+def _english() -> _English:
+    """General-English statistics from the word lists symspellpy ships (see :class:`_English`)."""
     base = Path(str(files("symspellpy")))
     counts: dict[str, int] = {}
     with (base / "frequency_dictionary_en_82_765.txt").open(encoding="utf-8") as f:
@@ -232,9 +278,10 @@ def _english() -> tuple[dict[str, float], frozenset[str], frozenset[tuple[str, s
             counts[word] = int(count)
     total = sum(counts.values())
     rarity = {w: math.log(total / n) for w, n in counts.items()}
-    before_verb, before_noun = set(_VERB_BEFORE), set(_NOUN_BEFORE)
+    before_verb, before_noun, before_participle = set(_VERB_BEFORE), set(_NOUN_BEFORE), set(_PARTICIPLE_BEFORE)
     verb_ctx: dict[str, int] = {}
     noun_ctx: dict[str, int] = {}
+    participle_ctx: dict[str, int] = {}
     bigrams = base / "frequency_bigramdictionary_en_243_342.txt"
     with bigrams.open(encoding="utf-8") as f:
         for line in f:
@@ -244,11 +291,16 @@ def _english() -> tuple[dict[str, float], frozenset[str], frozenset[tuple[str, s
                 verb_ctx[b] = verb_ctx.get(b, 0) + int(n or 0)
             elif a in before_noun:
                 noun_ctx[b] = noun_ctx.get(b, 0) + int(n or 0)
+            if a in before_participle and b.endswith("ing"):
+                participle_ctx[b] = participle_ctx.get(b, 0) + int(n or 0)
     verbs = frozenset(w for w, n in verb_ctx.items() if n > 2 * noun_ctx.get(w, 0))
+    # words general English also uses as verbs ("limit", "lack", "match"): after a plural noun, a verb
+    verbal = frozenset(w for w, n in verb_ctx.items() if n >= VERBAL_SHARE * noun_ctx.get(w, 0))
     with bigrams.open(encoding="utf-8") as f:  # (a second pass: keeping every pair took 40 MB)
         pairs = (line.split(" ", 2)[:2] for line in f)
         compounds = frozenset((a, b) for a, b in pairs if b in verbs and a not in STOPWORDS and not b.endswith("ed"))
-    return rarity, verbs, compounds
+    participles = frozenset(w for w, n in participle_ctx.items() if n and not noun_ctx.get(w) and w in counts)
+    return _English(rarity, verbs, compounds, verbal, participles, frozenset(noun_ctx))
 
 
 @lru_cache(maxsize=1)
@@ -282,10 +334,21 @@ def _is_verb(word: str, prev: str, verbs: frozenset[str], compounds: frozenset[t
     return bool(prev) and word.endswith("ed") and len(word) > 4
 
 
-def _runs(abstract: str) -> list[list[tuple[str, int]]]:
+def _after_plural(word: str, prev: str, english: _English) -> bool:
+    """Whether ``word`` after ``prev`` reads as a plural subject's verb: ``prev`` is a plural noun, and ``word`` a
+    bare form that general English uses as a verb, or never puts after an article ("networks oversmooth",
+    "clusters coalesce")."""
+    plural = len(prev) > 3 and prev.endswith("s") and not prev.endswith(("ss", "us", "is", "ics"))
+    bare = not word.endswith(("s", "ing", "ed", "ion", "ity", "ness", "ment", "ance", "ence", "al", "ic", "ive"))
+    return plural and bare and (word in english.verbal or word not in english.nominal)
+
+
+def _runs(abstract: str) -> tuple[list[list[tuple[str, int]]], set[int]]:
     """Spans of the abstract as lists of (token, sentence index): runs of content words and the single
-    connectors or articles between them, split at punctuation, function words and verbs."""
-    _, verbs, compounds = _english()
+    connectors or articles between them, split at punctuation, function words and verbs; and the indices of the
+    runs that are the object of a proposing verb ("we propose a novel *framework for ...*")."""
+    english = _english()
+    verbs, compounds = english.verbs, english.compounds
     terms = {long.lower() for long, _ in acronym_definitions(abstract)}
     pair_counts: dict[tuple[str, str], int] = {}
     spans: list[list[tuple[str, int]]] = []
@@ -295,11 +358,15 @@ def _runs(abstract: str) -> list[list[tuple[str, int]]]:
         for a, b in itertools.pairwise(lows):
             pair_counts[(a, b)] = pair_counts.get((a, b), 0) + 1
         spans.append([(t, si) for t in toks])
-    said_after_we = {b for (a, b) in pair_counts if a == "we"}
+    # words the abstract uses as verbs: after "we" or "they", or after "to" when English mostly uses them as verbs
+    # ("to capture")
+    said_after_we = {b for (a, b) in pair_counts if a in _SUBJECTS or (a == "to" and b in verbs)}
     out: list[list[tuple[str, int]]] = []
+    objects: set[int] = set()
     for sent in spans:
         run: list[tuple[str, int]] = []
         prev = ""
+        lead = ""  # the last word before this run, past articles and "novel", "new", "simple"
         before: list[str] = ["", ""]  # the two tokens before this one, as written
         in_tag = False  # inside an HTML tag: its name and attributes (<img src=x onerror=...>)
         for tok, si in sent:
@@ -316,11 +383,17 @@ def _runs(abstract: str) -> list[list[tuple[str, int]]]:
                 content = False  # an adverb
             if content and not run and low in said_after_we:
                 content = False  # a span does not start on a word the abstract uses as a verb ("we train")
+            if content and prev and low in english.participles and pair_counts.get((prev, low), 0) < 2:
+                content = False  # "samples leveraging ...", "results demonstrating ..."
+            if content and tok.islower() and _after_plural(low, prev, english):
+                content = pair_counts.get((prev, low), 0) > 1  # "networks oversmooth", "methods lack"
             if content and tok.islower() and _is_verb(low, prev, verbs, compounds):
                 joined = f"{prev} {low}"
                 if not (pair_counts.get((prev, low), 0) > 1 or any(joined in t for t in terms)):
                     content = False
             if content:
+                if not run and lead in _PROPOSING:
+                    objects.add(len(out))
                 run.append((tok, si))
                 prev = low
                 continue
@@ -334,12 +407,15 @@ def _runs(abstract: str) -> list[list[tuple[str, int]]]:
                 continue
             if run:
                 out.append(run)
+                lead = ""
+            if low not in _ARTICLES | _EPITHETS:
+                lead = low
             run, prev = [], ("" if not word else low)
             if low in _VERB_BEFORE or low in {"which", "who", "that", "it", "also", "not"}:
                 prev = low
         if run:
             out.append(run)
-    return out
+    return out, objects
 
 
 def _candidates(run: list[tuple[str, int]]) -> list[list[str]]:
@@ -391,6 +467,33 @@ def _attributive(abstract: str) -> frozenset[str]:
     return frozenset(before_content - ending)
 
 
+def noun_groups(text: str) -> list[list[str]]:
+    """The text's runs of content words, as written, cut at function words, punctuation, verbs, connectors and
+    articles (see :func:`_runs`): the stretches a noun phrase's words come from ("information bottleneck",
+    "graph neural networks"), never a verb ("reduces") or a function word."""
+    runs, _ = _runs(text)
+    glue = _CONNECTORS | _ARTICLES
+    out: list[list[str]] = []
+    for run in runs:
+        group: list[str] = []
+        for tok, _ in run:
+            if tok.lower() in glue:
+                if group:
+                    out.append(group)
+                group = []
+            else:
+                group.append(tok)
+        if group:
+            out.append(group)
+    return out
+
+
+def is_head(word: str) -> bool:
+    """Whether ``word`` can end a noun phrase by its form: a name or an acronym, or a word without an adjective's,
+    adverb's or participle's ending ("neural", "generative", "based", "largely")."""
+    return not word[1:].islower() or not word.lower().endswith(_MODIFIER_ENDINGS)
+
+
 def key_phrases(abstract: str, top: int = 3) -> list[str]:
     """The ``top`` best-scored noun-phrase-like spans of ``abstract`` (see :func:`_runs`), best first, no two
     sharing a content word.
@@ -398,8 +501,8 @@ def key_phrases(abstract: str, top: int = 3) -> list[str]:
     A word weighs its rarity in general English times how often the abstract says it (an acronym it defines
     counts for the words of its long form, and stands for them in a title); a span weighs the sum of its words,
     and more for each time it recurs. Words said once are trimmed off a span's ends."""
-    rarity, _, _ = _english()
-    runs = _runs(abstract[:_SCAN])
+    rarity = _english().rarity
+    runs, objects = _runs(abstract[:_SCAN])
     attributive = _attributive(abstract[:_SCAN])
     common_share = _common_in_papers()
     glue = _CONNECTORS | _ARTICLES
@@ -432,7 +535,7 @@ def key_phrases(abstract: str, top: int = 3) -> list[str]:
 
     seen: dict[tuple[str, ...], int] = {}
     scored: list[tuple[float, int, list[str]]] = []
-    for run in runs:
+    for ri, run in enumerate(runs):
         si = run[0][1]
         for raw in _candidates(run):
             cand = [w for t in raw for w in long_forms.get(t, [t])]
@@ -452,6 +555,9 @@ def key_phrases(abstract: str, top: int = 3) -> list[str]:
             key = tuple(stem(w.lower()) for w in words)
             seen[key] = seen.get(key, 0) + 1
             score = sum(weight(w) for w in words) * (1.2 if si == 0 else 1.0)
+            if ri in objects and raw[0] == run[0][0] and specific(cand[-1]) >= GENERIC_WEIGHT:
+                # what the paper proposes, unless its head is a generic word ("a general theoretical framework")
+                score *= OBJECT_WEIGHT
             score *= min(1.0, max(specific(w) for w in words) / GENERIC_WEIGHT)
             scored.append((score, len(scored), cand))
     best: dict[tuple[str, ...], tuple[float, int, list[str]]] = {}
@@ -490,13 +596,19 @@ def _fits(parts: list[str], limit: int = MAX_TITLE) -> bool:
 def derive_title(abstract: str) -> str:
     """A display title for an abstract that has none (at most :data:`MAX_TITLE` characters).
 
-    The method the abstract names, if any; else its best key phrase, and the next one when that is short
-    ("Expected information gain and intractable estimators"). Parts are whole phrases: one that does not fit is
-    left out, never cut."""
+    The method the abstract names, if any, followed by its best key phrase that shares no word with the name when
+    the name is short ("WaterSIC: Possible covariance matrices of input activations"; a name of
+    :data:`LONG_NAME` words or more says what the method is by itself); else its best key phrase, and the next one
+    when that is short ("Expected information gain and intractable estimators"). Parts are whole phrases: one that
+    does not fit is left out, never cut."""
     name = _named_method(abstract)
+    phrases = key_phrases(abstract, DESCRIBING)  # (the best first: its first three are key_phrases(abstract))
     if name:
+        own = set(content_stems(name))
+        rest = [ph for ph in phrases if not set(content_stems(ph)) & own and len(content_stems(ph)) >= 2]
+        if rest and len(re.sub(r"\s*\(.*\)$", "", name).split()) < LONG_NAME and _fits([name, ": ", rest[0]]):
+            return f"{name}: {rest[0][:1].upper()}{rest[0][1:]}"
         return _shorten(name)
-    phrases = key_phrases(abstract)
     if not phrases:
         return "Untitled abstract"
     parts = [phrases[0][:1].upper() + phrases[0][1:]]

@@ -162,10 +162,11 @@ QUESTIONS = [IB, RC, "Which papers study contextual bandits?", "Which papers are
 
 
 def test_llm_faults_under_concurrent_sessions(corpus_settings: Settings, fake_llm: FakeOpenAI) -> None:
-    llm = LLMSettings(api_key="sk-test-faults", base_url=fake_llm.url, model="m", timeout=0.5, max_retries=0)
+    # (3 s: a good reply is in time on a busy machine; a hang of 8 s is far past it)
+    llm = LLMSettings(api_key="sk-test-faults", base_url=fake_llm.url, model="m", timeout=3.0, max_retries=0)
     app = AskPapers(Settings(store=corpus_settings.store, retrieval=RetrievalSettings(), llm=llm))
     own = {q: {c.paper_id for c in app.ask(q, mode="extractive").citations} for q in QUESTIONS}
-    failures = [Reply(status=500), Reply(status=401), Reply(hang=2.0), Reply(malformed=True)]
+    failures = [Reply(status=500), Reply(status=401), Reply(hang=8.0), Reply(malformed=True)]
     good = Reply("The first paper in the context is relevant [1].")
     replies = [failures[i // 2 % 4] if i % 2 else good for i in range(24)]
     fake_llm.quiet_steps().on(

@@ -231,6 +231,25 @@ def stated_filters(toks: list[Tok], lexicon: Lexicon) -> tuple[Filters, set[int]
     return Filters(venue=venue, year=year, has_code=has_code), used
 
 
+# Words that say who asks or how politely: a question holding one is a request, not a statement.
+ASKERS = frozenset(
+    """
+    i im ive id me my we our us you your anyone anybody someone please pls plz thanks thank thx cheers hi hello hey
+    """.split()  # noqa: SIM905
+)
+
+
+def framed(toks: list[Tok]) -> bool:
+    """Whether the question wraps its topic in a request: it asks ("?"), opens with a word of a question or a
+    request ("Which …", "Show …", "Any …"), names what it wants ("papers", "literature") or who asks ("I", "you",
+    "please"). A statement ("4-PBA treatment decreases ER stress.") or a bare topic is not framed: all of it is
+    what is searched for."""
+    lows = {t.low for t in toks}
+    words = [t.low for t in toks if t.word]
+    opens = bool(words) and words[0] in QUESTION_STARTS | REQUEST_WORDS
+    return "?" in lows or opens or bool(lows & (REQUEST_NOUNS | ASKERS))
+
+
 def intent_of(lows: list[str], words: list[str], names: list[str]) -> tuple[Intent, str, set[int]]:
     """(intent, overview kind, token positions that only said the intent)."""
     used: set[int] = set()

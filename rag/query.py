@@ -44,6 +44,7 @@ from .cues import (
     WORK_HEADS,
     Tok,
     correct,
+    framed,
     intent_of,
     is_acronym,
     is_name,
@@ -549,7 +550,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         facets = []
     return QueryPlan(text=text, searched=searched, intent=intent, followup=followup, facets=facets,
                      excluded=excluded, filters=filters, corrections=corrections, overview=overview,
-                     names=names)  # fmt: skip
+                     names=names, framed=framed(toks))  # fmt: skip
 
 
 def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] = ()) -> list[Facet]:
@@ -597,8 +598,12 @@ def question_terms(plan_: QueryPlan) -> list[str]:
 def core_text(plan_: QueryPlan) -> str:
     """The searched question without what wraps its topic: from the first to the last word of its facets, as
     typed ("Which papers use X, please?" → "X"; a claim keeps its verbs). The words in between stay, as they
-    carry meaning for the embedder; when an exclusion sits among them, the facets' words alone are used."""
-    facets = [f for f in plan_.facets if f.weight >= TOPICAL] or plan_.facets  # not the words of the request
+    carry meaning for the embedder; when an exclusion sits among them, the facets' words alone are used. In a
+    question that wraps its topic in a request, a facet that is not topical is left out at either end ("Has anyone
+    *worked* on X?"); a statement or a bare topic keeps all of it (a claim's every unit is its content: "*32%* of
+    liver transplantation programs required patients to discontinue *methadone treatment*")."""
+    topical = [f for f in plan_.facets if f.weight >= TOPICAL] if plan_.framed else []
+    facets = topical or plan_.facets
     topic = {w for f in facets for a in f.alternatives for w in _words(a)}
     spans = [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(plan_.searched)]
     inside = [i for i, (_, _, w) in enumerate(spans) if w in topic]

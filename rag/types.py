@@ -205,6 +205,7 @@ class QueryPlan:
     corrections: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched)
     overview: str = ""  # summary | compare | new
     names: list[str] = field(default_factory=list)  # coined method names the question mentions
+    framed: bool = True  # the topic is wrapped in a request (rag.cues.framed), not stated alone
 
     @property
     def kind(self) -> str:

@@ -533,6 +533,37 @@ def test_the_search_text_of_a_framed_question_is_its_topic() -> None:
     assert core_text(plan("Has anyone here worked on federated learning?", LEX)) == "federated learning"
 
 
+def test_a_statement_is_searched_whole_however_its_units_are_weighed() -> None:
+    """A claim or a bare topic wraps nothing: a unit the topicality model finds unlikely (a number, an acronym of
+    another field) is still what is searched; in a question, the same weights leave the request's words out."""
+    from rag.types import Facet
+
+    claim = "32% of liver transplantation programs required patients to discontinue methadone treatment"
+    facets = [
+        Facet(("32",), weight=0.16),
+        Facet(("liver transplantation",), weight=1.0),
+        Facet(("programs required patients",), weight=0.89),
+        Facet(("methadone treatment",), weight=0.41),
+    ]
+    stated = QueryPlan(text=claim, searched=claim, facets=facets, framed=False)
+    assert core_text(stated) == claim
+    asked = QueryPlan(text=claim + "?", searched=claim + "?", facets=facets, framed=True)
+    assert core_text(asked) == "liver transplantation programs required patients"
+
+
+@pytest.mark.parametrize(
+    ("text", "is_framed"),
+    [("Has anyone here worked on federated learning?", True), ("Which papers use diffusion models", True),
+     ("I need references on the information bottleneck", True), ("papers on GANs", True),
+     ("Show me the state-of-the-art in graph neural networks", True), ("please: federated learning", True),
+     ("0-dimensional biomaterials lack inductive properties.", False),
+     ("ART substantially reduces infectiveness of HIV-positive people.", False),
+     ("graph neural networks for molecules", False)],
+)  # fmt: skip
+def test_a_request_frame_is_told_from_a_statement(text: str, is_framed: bool) -> None:
+    assert plan(text, LEX).framed is is_framed
+
+
 @pytest.mark.parametrize(
     ("question", "expected"),
     [("efficient fine-tuning like LoRA", [["efficient fine-tuning", "lora"]]),  # examples: alternatives of the topic

@@ -170,7 +170,7 @@ class Answer:
         }
 
 
-# -- how a question was read (rag.query.plan) ---------------------------------------------------------------------
+# -- how a question was read (rag.read.query.plan) ---------------------------------------------------------------------
 Intent = Literal["set", "factoid", "count", "overview"]
 
 
@@ -181,7 +181,7 @@ class Facet:
     alternatives: tuple[str, ...]
     spellings: tuple[tuple[str, ...], ...] = ()  # per alternative: the alternative first, then other spellings
     optional: bool = False  # ranks papers, but need not hold (not topical, or cut off a phrase never stated)
-    weight: float = 1.0  # how likely it is a topic of the question (rag.topicality), not a word of the request
+    weight: float = 1.0  # how likely it is a topic of the question (rag.read.topicality), not a word of the request
 
     def all_spellings(self) -> list[str]:
         out = [s for group in (self.spellings or tuple((a,) for a in self.alternatives)) for s in group]

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rag.api import AskPapers
-from rag.rerank import FEATURES, N_TEXT, DocText, Forest, LearnedRanker, QueryText, model_path, text_features
-from rag.retrieval import Query, hybrid
+from rag.retrieve.rerank import FEATURES, N_TEXT, DocText, Forest, LearnedRanker, QueryText, model_path, text_features
+from rag.retrieve.retrieval import Query, hybrid
 from rag.settings import RetrievalSettings, Settings
 
 TEXT = FEATURES[FEATURES.index("cov_best_sent") : FEATURES.index("cov_best_sent") + N_TEXT]

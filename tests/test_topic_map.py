@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.topic_map import TSNE_MIN, ProjectionCache, build_map, generic_terms, pca, project, terms, topic_names
+from rag.report.topic_map import TSNE_MIN, ProjectionCache, build_map, generic_terms, pca, project, terms, topic_names
 from vectorstore.types import Paper
 
 # Five topics. Every abstract also says "zorblax" (a made-up word no list can hold: it is generic only because

@@ -55,7 +55,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
 def test_the_wheel_carries_prompts_and_the_bundled_corpus(installed: tuple[Path, dict[str, str], Path]) -> None:
     exe, env, work = installed
     python = exe.parent / "python"
-    probe = _run([str(python), "-c", "import rag, vectorstore.resources as r, rag.chain as c; print(rag.__file__); "
+    probe = _run([str(python), "-c", "import rag, vectorstore.resources as r, rag.answerers.chain as c; print(rag.__file__); "
                   "print(r.bundled_corpus()); print(len(c.load_prompt('answer')))"], cwd=work, env=env)  # fmt: skip
     assert probe.returncode == 0, probe.stderr
     module, corpus, prompt = probe.stdout.split("\n")[:3]

@@ -17,8 +17,8 @@ from typing import Protocol
 from vectorstore.embed import MODEL_DIR
 from vectorstore.text import same_term, spelled, stem
 
-from .index import LexicalStats
-from .recent import Recent
+from ..retrieve.index import LexicalStats
+from ..retrieve.recent import Recent
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 
@@ -80,7 +80,7 @@ def closest(word: str, candidates: Iterable[tuple[str, int]]) -> str | None:
 
 
 class CorpusLexicon:
-    """A :class:`Lexicon` over the :class:`~rag.index.LexicalStats` of an index, cached until the store changes."""
+    """A :class:`Lexicon` over the :class:`~rag.retrieve.index.LexicalStats` of an index, cached until the store changes."""
 
     def __init__(self, index: LexicalStats, extra_words: Iterable[str] = ()) -> None:
         self.index = index

@@ -16,10 +16,10 @@ import numpy as np
 
 from vectorstore.types import Filters
 
+from ..settings import RetrievalSettings
 from .fusion import rrf
 from .index import Index
 from .rerank import LearnedRanker, Pool
-from .settings import RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -96,7 +96,7 @@ class PhraseRetriever(Retriever):
 
 class FusionRetriever:
     """Several retrievers fused by reciprocal rank at paper level (one freshness check for all of them), and
-    optionally the learned reranker over the fused top (:mod:`rag.rerank`)."""
+    optionally the learned reranker over the fused top (:mod:`rag.retrieve.rerank`)."""
 
     name = "fusion"
 

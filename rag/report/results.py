@@ -1,5 +1,5 @@
 """Search results: the papers a search finds for a question as it was read, one per paper, best first, each with
-the sentence it shows (its snippet) and whether it only comes nearest (its "weak" flag; see :mod:`rag.snippets`).
+the sentence it shows (its snippet) and whether it only comes nearest (its "weak" flag; see :mod:`rag.decide.snippets`).
 
 The facade reads and validates the request, then hands the reading here (:func:`search_hits`).
 """
@@ -9,11 +9,11 @@ from __future__ import annotations
 from vectorstore.text import content_stems
 from vectorstore.types import Filters
 
-from . import snippets
-from .index import PaperReads
-from .query import core_text
-from .retrieval import FusionRetriever, Query
-from .types import Hit, QueryPlan
+from ..decide import snippets
+from ..read.query import core_text
+from ..retrieve.index import PaperReads
+from ..retrieve.retrieval import FusionRetriever, Query
+from ..types import Hit, QueryPlan
 
 
 def search_query(q: QueryPlan) -> Query:

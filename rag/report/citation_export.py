@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from vectorstore.text import STOPWORDS, printable, tokens
 
-from .types import Answer, Citation
+from ..types import Answer, Citation
 
 _MD_ACTIVE = re.compile(r"([\\\[\]()<>!&`])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -3,7 +3,7 @@ misspelt words corrected, the acronyms it defines, the filters it states in word
 code") and its intent (a set of papers, a count, an overview, a fact about a named method).
 
 The lists hold request words and cue words only, never topics: what is a topic is decided by the corpus
-(:mod:`rag.query`).
+(:mod:`rag.read.query`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from vectorstore.text import STOPWORDS
 from vectorstore.types import Filters
 
+from ..types import Intent
 from .lexicon import Lexicon
-from .types import Intent
 
 # -- the one short list of request words: what people wrap a topic in, never the topic itself ---------------------
 REQUEST_WORDS = frozenset(

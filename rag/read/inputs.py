@@ -17,8 +17,8 @@ from vectorstore.errors import QuestionError
 from vectorstore.text import printable
 from vectorstore.types import Filters, describe_validation
 
-from .index import PaperReads
-from .types import MAX_MESSAGE_CHARS, MAX_PAPER_IDS, Message
+from ..retrieve.index import PaperReads
+from ..types import MAX_MESSAGE_CHARS, MAX_PAPER_IDS, Message
 
 # A paper named by id: a 16-hex-digit id (the form askpapers gives papers) or "paper id X" where X has a digit.
 _PAPER_ID = re.compile(

@@ -26,10 +26,10 @@ from vectorstore.embed import EMBEDDER_ID, get_embedder
 from vectorstore.errors import InputError
 from vectorstore.pipeline import ingest
 
-from .api import AskPapers
+from ..api import AskPapers
+from ..settings import Settings, get_settings
 from .frames import PHRASINGS, fill
 from .metrics import load_jsonl, ndcg_at, prf, recall_at, score_dev
-from .settings import Settings, get_settings
 
 EVAL_MAX_LIST = 1000  # papers an answer may cite in evaluation: every match
 

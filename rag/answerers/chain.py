@@ -2,7 +2,7 @@
 
 condense (any message → English query, facets and language; JSON mode with a validated fallback) → judge
 (borderline papers, JSON) → map (cited notes per batch of papers) → reduce (one streamed answer), or answer (one
-request when everything fits). The citation check (:mod:`rag.citations`) runs on the finished text. Nothing
+request when everything fits). The citation check (:mod:`rag.decide.citations`) runs on the finished text. Nothing
 here downloads anything: contexts are budgeted in characters, so no tokenizer files are ever fetched.
 """
 
@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from vectorstore.resources import package_dir
 
-from .citations import ContextPaper
-from .settings import LLMSettings
-from .types import Condensed, Message, Verdicts
+from ..decide.citations import ContextPaper
+from ..settings import LLMSettings
+from ..types import Condensed, Message, Verdicts
 
 if TYPE_CHECKING:  # LangChain is imported when a model is first used: extractive answers never load it
     from langchain_core.language_models import BaseChatModel

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from vectorstore.text import STOPWORDS, one_line, same_term, stems
 
+from ..types import Facet, QueryPlan
 from .cues import (
     ANAPHORA,
     AUXILIARIES,
@@ -53,7 +54,6 @@ from .cues import (
 )
 from .lexicon import Lexicon, english_words
 from .topicality import TOPICAL, topicality
-from .types import Facet, QueryPlan
 
 __all__ = ["REQUEST_WORDS", "Facet", "QueryPlan", "plan", "question_terms", "same_phrase"]
 
@@ -495,7 +495,7 @@ def _parts(parts: list[_Unit], lexicon: Lexicon) -> list[Facet]:
 
 def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     """The plan of one question (already validated and printable). Each facet is weighed by how topical it is
-    (:mod:`rag.topicality`); one that is not only ranks. ``weigh=False`` keeps every facet as read (to train that
+    (:mod:`rag.read.topicality`); one that is not only ranks. ``weigh=False`` keeps every facet as read (to train that
     model)."""
     text = one_line(question)
     toks = tokens(text)

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 
 from vectorstore.types import Filters
 
-from .answerers import Answerer, Request
-from .index import Index
-from .inputs import missing_ids
-from .lexicon import Lexicon
-from .query import plan
-from .types import Message, QueryPlan
+from ..read.inputs import missing_ids
+from ..read.lexicon import Lexicon
+from ..read.query import plan
+from ..retrieve.index import Index
+from ..types import Message, QueryPlan
+from . import Answerer, Request
 
 CHAIN = 5  # earlier questions re-derived at most (a longer chain of follow-ups starts from the whole corpus)
 CACHE = 256  # re-derived answers kept

@@ -1,8 +1,8 @@
 """The store as the query path sees it: paper records, nearest chunks, BM25 and phrase search, kept fresh.
 
 :class:`PaperIndex` is the one object that touches Chroma and the BM25 index on the query path, the
-implementation of :class:`rag.index.Index` over them. Retrievers, the matcher and the answerers ask it for what
-they need, through the interfaces of :mod:`rag.index`; none of them reaches the store itself.
+implementation of :class:`rag.retrieve.index.Index` over them. Retrievers, the matcher and the answerers ask it for what
+they need, through the interfaces of :mod:`rag.retrieve.index`; none of them reaches the store itself.
 
 Freshness is one small request per question: the store's revision marker, which an ingest changes after every
 batch it commits. A change brings the BM25 index up to date and empties the cache of paper records. Inside

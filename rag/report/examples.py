@@ -2,7 +2,7 @@
 
 Topics are two-word phrases the abstracts state (adjacent words, neither a stop-word nor a generic paper word
 first), ranked by how many abstracts state them, weighted up when titles state them too (titles name topics,
-not filler such as "extensive experiments"). A method example names a coined name (:func:`rag.cues.is_name`)
+not filler such as "extensive experiments"). A method example names a coined name (:func:`rag.read.cues.is_name`)
 that one paper's title and abstract both carry.
 """
 
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from vectorstore.text import STOPWORDS, tokens
 from vectorstore.types import Paper
 
-from .cues import TOKEN, is_name
-from .groups import GENERIC
+from ..answerers.groups import GENERIC
+from ..read.cues import TOKEN, is_name
 
 MOST_READ = 5_000  # papers read for the statistics (of a larger corpus, the first the store yields)
 TOPICS = 3  # topic examples; one method example follows

@@ -1,6 +1,6 @@
-"""An :class:`~rag.index.Index` held in memory: papers in a dict, chunk vectors in a numpy matrix, BM25 in Python.
+"""An :class:`~rag.retrieve.index.Index` held in memory: papers in a dict, chunk vectors in a numpy matrix, BM25 in Python.
 
-The small twin of :class:`rag.chroma_index.PaperIndex`, in the spirit of paper-qa's ``NumpyVectorStore``: the same
+The small twin of :class:`rag.retrieve.chroma_index.PaperIndex`, in the spirit of paper-qa's ``NumpyVectorStore``: the same
 interface and the same semantics on a corpus that fits in memory, with no Chroma and no SQLite file. Papers are
 chunked and embedded as an ingest does it (:func:`vectorstore.pipeline.embed_batch`), and only when a vector is
 first asked for (the planner's statistics need no model). The lexical side reads titles and abstracts as the FTS5
@@ -373,5 +373,5 @@ class MemoryIndex:
 
 
 def _both_are_indexes(memory: MemoryIndex, chroma: PaperIndex) -> tuple[Index, Index]:
-    """(For the type checker: each implementation is an :class:`~rag.index.Index`.)"""
+    """(For the type checker: each implementation is an :class:`~rag.retrieve.index.Index`.)"""
     return memory, chroma

@@ -1,13 +1,13 @@
 """Which candidates belong to an answer set: a learned, calibrated decision over the ranked pool.
 
-Every list, count and overview draws its candidates from one place (:meth:`rag.match.FacetMatcher.candidates`):
+Every list, count and overview draws its candidates from one place (:meth:`rag.decide.match.FacetMatcher.candidates`):
 the papers that state a spelling of every required facet (so the count is complete), the near misses, and the
 top of the fused, reranked search for the question (the same search :func:`rag.api.search` runs). For each
 candidate the matcher measures, per facet, how the paper meets it (a stated phrase, all its words in one
 sentence, its words anywhere, a shorter form, embedding similarity). :data:`FEATURES` turn that evidence, each
 facet's topicality weight and the reranker's rank into one row, and a small LightGBM model
 (``rag/ranker/membership.txt``, trained on the dev questions and generated wordings of them by
-``python -m bench.membership train``, evaluated with numpy by :class:`rag.rerank.Forest`) gives the probability
+``python -m bench.membership train``, evaluated with numpy by :class:`rag.retrieve.rerank.Forest`) gives the probability
 that the paper answers the question. A paper is in the set at :data:`CUT` or above (chosen by cross-validation
 for F1, written beside the model). A facet that is not topical, or a paper that misses one facet but is close to
 it, lowers a probability; no single word empties an answer.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .rerank import Forest
+from ..retrieve.rerank import Forest
 
 FEATURES = [
     # the question

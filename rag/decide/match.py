@@ -4,7 +4,7 @@ A paper meets a facet when its abstract (or real title) states one of the facet'
 phrase, an acronym the corpus defines for it, other forms of its words; compared on surface forms, so words that
 only share a stem do not count), or, failing that, when its best chunk is close enough in embedding space and
 one sentence covers the facet's words (:func:`decide`). It meets the plan when it meets every facet and no
-excluded one. The matcher reads papers only through :class:`~rag.index.Index`.
+excluded one. The matcher reads papers only through :class:`~rag.retrieve.index.Index`.
 """
 
 from __future__ import annotations
@@ -30,13 +30,13 @@ from vectorstore.text import (
 )
 from vectorstore.types import ChunkHit, Filters, Paper
 
-from .cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
-from .index import Index
+from ..read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
+from ..read.query import core_text
+from ..retrieve.index import Index
+from ..retrieve.retrieval import FusionRetriever, Query
+from ..settings import AnswerSettings
+from ..types import Facet, QueryPlan
 from .membership import FEATURES, RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
-from .query import core_text
-from .retrieval import FusionRetriever, Query
-from .settings import AnswerSettings
-from .types import Facet, QueryPlan
 
 _STRICT = FEATURES.index("strict")
 
@@ -72,7 +72,7 @@ class Match:
     phrase: bool  # every facet met by a stated phrase
     similarity: float
     sentences: list[str] = field(default_factory=list)  # one verbatim sentence per facet (fewer if shared)
-    probability: float = 1.0  # that the paper answers the question (rag.membership)
+    probability: float = 1.0  # that the paper answers the question (rag.decide.membership)
     strict: bool = True  # meets every required facet by the matcher's rule
 
 
@@ -371,7 +371,7 @@ class FacetMatcher:
     def candidates(
         self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None
     ) -> tuple[list[CandidateEvidence], dict[str, Paper]]:
-        """Every candidate for the plan's answer set, with its evidence per facet (see :mod:`rag.membership`):
+        """Every candidate for the plan's answer set, with its evidence per facet (see :mod:`rag.decide.membership`):
         the papers in every required facet's pool (all that state a spelling, so counts are complete), the near
         misses, and the top of the reranked search for the question."""
         facets = [self._defined(f, filters) for f in plan.facets if not f.optional]
@@ -452,7 +452,7 @@ class FacetMatcher:
     ) -> list[Match]:
         """The papers in the plan's answer set, best first: all of them (the caller shows as many as it wants).
 
-        Membership is the learned decision of :mod:`rag.membership` over :meth:`candidates` (without a model,
+        Membership is the learned decision of :mod:`rag.decide.membership` over :meth:`candidates` (without a model,
         meeting every required facet). Optional facets need not hold; a paper that meets one ranks higher, and its
         sentence for it joins the evidence. Given a ``near`` list, the closest candidates left out are added to
         it, most probable first, for a judge to look at.

@@ -14,8 +14,8 @@ from vectorstore.pipeline import Titler
 from vectorstore.titles import checked_title
 from vectorstore.types import Paper
 
-from .chain import _prompt, _whole, build_llm
-from .settings import LLMSettings
+from ..answerers.chain import _prompt, _whole, build_llm
+from ..settings import LLMSettings
 
 log = logging.getLogger(__name__)
 CONCURRENCY = 4  # requests at a time

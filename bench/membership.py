@@ -2,8 +2,8 @@
 answer set (:mod:`rag.decide.membership`).
 
 Examples come from the dev data only: the conference "which papers use X" questions and the two-facet compound
-questions over ``keyword_pool_dev``, each asked canonically and in generated wordings (:mod:`rag.evaluation.frames`). Every
-candidate the matcher returns is one row, labelled by the question's relevant ids (papers that only mention the
+questions over ``keyword_pool_dev``, each asked canonically and in generated wordings (:mod:`rag.evaluation.frames`).
+Every candidate the matcher returns is one row, labelled by the question's relevant ids (papers that only mention the
 keyword in passing are left out). Cross-validation holds out whole topics (grouped folds) and chooses the
 probability cut with the best mean F1 per question::
 

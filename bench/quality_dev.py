@@ -20,7 +20,8 @@ WHAT = {
 }
 NOTE = (
     "askpapers' figures are `rag.evaluation.evaluate.eval_dev`'s (the same as `askpapers eval dev_questions.jsonl`); "
-    "papers are matched by the first 80 characters of their abstract and scored with `rag.evaluation.metrics.score_dev`. "
+    "papers are matched by the first 80 characters of their abstract and scored with "
+    "`rag.evaluation.metrics.score_dev`. "
     "The recipe's answer is its top 4 documents; for factoids its answer text is taken to be those four "
     "documents (lenient), it has no way to abstain, and it gets a follow-up without the conversation "
     "(the plain recipe keeps no history)."

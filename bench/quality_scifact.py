@@ -10,7 +10,8 @@ from bench.recipe import doc_ids, ingested_papers, plain_rrf, recipe_store
 
 SCIFACT = SHARED / "datasets" / "scifact"
 NOTE = (
-    "askpapers' row is `rag.evaluation.evaluate.eval_beir`'s (the same as `askpapers eval`). Published reference points, "
+    "askpapers' row is `rag.evaluation.evaluate.eval_beir`'s (the same as `askpapers eval`). "
+    "Published reference points, "
     "on the SciFact *test* split: BM25 0.665 (BEIR paper), all-MiniLM-L6-v2 about 0.645 (MTEB)."
 )
 

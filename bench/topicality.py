@@ -1,8 +1,8 @@
 """Train the topicality model (``rag/ranker/topicality.json``): which units of a question are its topic.
 
 Examples come from the dev data only: the topics of the conference questions (single and two-facet) and of the
-bundled corpus's list questions, each asked canonically and wrapped in generated frames (:mod:`rag.evaluation.frames`). Every
-facet the planner reads is labelled topical when all its words belong to the topic, and not topical when they
+bundled corpus's list questions, each asked canonically and wrapped in generated frames (:mod:`rag.evaluation.frames`).
+Every facet the planner reads is labelled topical when all its words belong to the topic, and not topical when they
 come from the frame. The features are corpus and general-English statistics (:mod:`rag.read.topicality`), so they carry
 over to topics and frames the model never saw. Cross-validation holds out whole request shapes and whole topics::
 

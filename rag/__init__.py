@@ -66,7 +66,7 @@ _EXPORTS: dict[str, str] = {
     ),
     **dict.fromkeys(("Answer", "Citation", "Hit", "Progress"), "rag.types"),
     **dict.fromkeys(("MAX_K", "clean_question"), "rag.read.inputs"),
-    "recent_messages": "rag.read.inputs",  # (rag.retrieve.recent is a module: a facade name never shadows one)
+    "recent_messages": "rag.read.inputs",  # (named apart from rag.read.inputs.recent, which reads the history)
     "clip": "rag.decide.snippets",
     **dict.fromkeys(("to_bibtex", "to_csv", "to_markdown"), "rag.report.citation_export"),
     **dict.fromkeys(

@@ -1,10 +1,10 @@
 """The only door the CLI, the web app and Python users go through: :class:`AskPapers` and the module functions.
 
 The facade wires the parts and holds no answering logic of its own: it validates the request
-(:mod:`rag.read.inputs`), reads the question, works out a follow-up's scope once (:mod:`rag.answerers.followup`, given the parts
-it needs), and hands the question to the answerer the mode names (:data:`rag.answerers.ANSWERERS`), or a search to
-:func:`rag.report.results.search_hits`, which makes the results with their snippets and weak flags. Settings are passed
-in, never read here.
+(:mod:`rag.read.inputs`), reads the question, works out a follow-up's scope once
+(:mod:`rag.answerers.followup`, given the parts it needs), and hands the question to the answerer the mode names
+(:data:`rag.answerers.ANSWERERS`), or a search to :func:`rag.report.results.search_hits`, which makes the results with
+their snippets and weak flags. Settings are passed in, never read here.
 """
 
 from __future__ import annotations
@@ -68,8 +68,8 @@ class AskPapers:
     corpus."""
 
     def __init__(self, settings: Settings, *, warm: bool = True, index: Index | None = None) -> None:
-        """``warm``: opening the store starts the reranker's warm-up (see :mod:`rag.retrieve.rerank`), worth it when more
-        than a question or two will be asked. ``index``: the papers to answer from (a
+        """``warm``: opening the store starts the reranker's warm-up (see :mod:`rag.retrieve.rerank`), worth it when
+        more than a question or two will be asked. ``index``: the papers to answer from (a
         :class:`~rag.retrieve.memory_index.MemoryIndex`, say) instead of the store the settings name."""
         self.settings = settings
         self._index = index

@@ -1,6 +1,6 @@
 """A metamorphic property: wrapping a question in any generated frame (greeting + request + purpose + politeness,
-from :mod:`rag.evaluation.frames`) keeps the cited set, on a hand-made corpus. The frames are drawn from a pool of thousands of
-combinations, not picked one by one; each is asked about one of the corpus's topics in turn."""
+from :mod:`rag.evaluation.frames`) keeps the cited set, on a hand-made corpus. The frames are drawn from a pool of
+thousands of combinations, not picked one by one; each is asked about one of the corpus's topics in turn."""
 
 from __future__ import annotations
 

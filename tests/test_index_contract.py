@@ -1,6 +1,6 @@
 """One contract for both implementations of :class:`rag.retrieve.index.Index`: the Chroma-backed
-:class:`~rag.retrieve.chroma_index.PaperIndex` and the in-memory :class:`~rag.retrieve.memory_index.MemoryIndex`, on the same small
-corpus (the memory index is given the records the store holds). Reads, vector search, BM25 search, filters,
+:class:`~rag.retrieve.chroma_index.PaperIndex` and the in-memory :class:`~rag.retrieve.memory_index.MemoryIndex`, on the
+same small corpus (the memory index is given the records the store holds). Reads, vector search, BM25 search, filters,
 lexical statistics, unknown ids and an empty store; then the two side by side, score for score."""
 
 from __future__ import annotations

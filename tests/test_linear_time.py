@@ -38,10 +38,11 @@ MODULES = project_modules()
 
 
 def _modules() -> list[object]:
+    """Every module of the packages, the rooms of rag included (rag.read.query, rag.decide.citations, ...)."""
     out = []
     for pkg_name in PACKAGES:
         pkg = importlib.import_module(pkg_name)
-        for info in pkgutil.iter_modules(pkg.__path__, prefix=f"{pkg_name}."):
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg_name}."):
             if info.name not in SKIP_MODULES:
                 out.append(importlib.import_module(info.name))
     return out

@@ -22,7 +22,7 @@ from ..read.lexicon import Lexicon
 from ..read.query import plan
 from ..retrieve.index import Index
 from ..types import Message, QueryPlan
-from . import Answerer, Request
+from .base import Answerer, Request
 
 CHAIN = 5  # earlier questions re-derived at most (a longer chain of follow-ups starts from the whole corpus)
 CACHE = 256  # re-derived answers kept

@@ -80,7 +80,8 @@ def closest(word: str, candidates: Iterable[tuple[str, int]]) -> str | None:
 
 
 class CorpusLexicon:
-    """A :class:`Lexicon` over the :class:`~rag.retrieve.index.LexicalStats` of an index, cached until the store changes."""
+    """A :class:`Lexicon` over the :class:`~rag.retrieve.index.LexicalStats` of an index, cached until the store
+    changes."""
 
     def __init__(self, index: LexicalStats, extra_words: Iterable[str] = ()) -> None:
         self.index = index

@@ -1,5 +1,5 @@
-"""Reciprocal rank fusion: the one formula the retrievers' fusion (:mod:`rag.retrieve.retrieval`) and the reranker's pool
-(:mod:`rag.retrieve.rerank`) share, in a module of its own so that neither imports the other back."""
+"""Reciprocal rank fusion: the one formula the retrievers' fusion (:mod:`rag.retrieve.retrieval`) and the reranker's
+pool (:mod:`rag.retrieve.rerank`) share, in a module of its own so that neither imports the other back."""
 
 from __future__ import annotations
 

@@ -5,8 +5,8 @@ use: :class:`PaperReads` (records and their text data), :class:`VectorSearch` (e
 :class:`LexicalSearch` (BM25 and phrase search), :class:`LexicalStats` (the word and phrase counts the planner
 reads questions with), each with :class:`Freshness` (one check of the store per question); :class:`Index` is all
 of them. Two implementations, held to one contract (``tests/test_index_contract.py``):
-:class:`rag.retrieve.chroma_index.PaperIndex` over Chroma and SQLite FTS5, and :class:`rag.retrieve.memory_index.MemoryIndex` in
-memory (numpy vectors, a dict of papers), for tests.
+:class:`rag.retrieve.chroma_index.PaperIndex` over Chroma and SQLite FTS5, and
+:class:`rag.retrieve.memory_index.MemoryIndex` in memory (numpy vectors, a dict of papers), for tests.
 """
 
 from __future__ import annotations

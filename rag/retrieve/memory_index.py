@@ -1,7 +1,8 @@
-"""An :class:`~rag.retrieve.index.Index` held in memory: papers in a dict, chunk vectors in a numpy matrix, BM25 in Python.
+"""An :class:`~rag.retrieve.index.Index` held in memory: papers in a dict, chunk vectors in a numpy matrix, BM25 in
+Python.
 
-The small twin of :class:`rag.retrieve.chroma_index.PaperIndex`, in the spirit of paper-qa's ``NumpyVectorStore``: the same
-interface and the same semantics on a corpus that fits in memory, with no Chroma and no SQLite file. Papers are
+The small twin of :class:`rag.retrieve.chroma_index.PaperIndex`, in the spirit of paper-qa's ``NumpyVectorStore``: the
+same interface and the same semantics on a corpus that fits in memory, with no Chroma and no SQLite file. Papers are
 chunked and embedded as an ingest does it (:func:`vectorstore.pipeline.embed_batch`), and only when a vector is
 first asked for (the planner's statistics need no model). The lexical side reads titles and abstracts as the FTS5
 index does: the same tokens (:func:`vectorstore.text.tokens`), the same vocabulary (:func:`vectorstore.lexical.

@@ -134,7 +134,7 @@ def _matrix(rows: list[dict[str, Any]], repeat: int = 1) -> tuple[np.ndarray, np
 def fit(rows: list[dict[str, Any]], extra: list[dict[str, Any]] | None = None, repeat: int = 1, seed: int = 1) -> Any:
     import lightgbm as lgb
 
-    from rag.retrieve.rerank import FEATURES
+    from rag.retrieve.rank_features import FEATURES
 
     X, y, g = _matrix(rows)
     if extra:

@@ -17,13 +17,14 @@ from hypothesis import strategies as st
 
 from rag.api import AskPapers
 from rag.retrieve.chroma_index import PaperIndex
-from rag.retrieve.rerank import FEATURES, DocText, LearnedRanker, Pool
+from rag.retrieve.rank_features import FEATURES
+from rag.retrieve.rerank import LearnedRanker, Pool
 from rag.retrieve.retrieval import FusionRetriever, hybrid
 from rag.settings import RetrievalSettings, Settings
 from tests.conftest import CORPUS, make_settings
 from vectorstore.embed import Embedder
 from vectorstore.errors import StoreError
-from vectorstore.features import encode
+from vectorstore.features import DocText, encode
 from vectorstore.parse import parse_paths
 from vectorstore.pipeline import ingest
 from vectorstore.text import acronym_definitions, phrase_forms, sentence_spans, stems

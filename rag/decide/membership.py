@@ -7,7 +7,7 @@ candidate the matcher measures, per facet, how the paper meets it (a stated phra
 sentence, its words anywhere, a shorter form, embedding similarity). :data:`FEATURES` turn that evidence, each
 facet's topicality weight and the reranker's rank into one row, and a small LightGBM model
 (``rag/ranker/membership.txt``, trained on the dev questions and generated wordings of them by
-``python -m bench.membership train``, evaluated with numpy by :class:`rag.retrieve.rerank.Forest`) gives the probability
+``python -m bench.membership train``, evaluated with numpy by :class:`rag.retrieve.forest.Forest`) gives the probability
 that the paper answers the question. A paper is in the set at :data:`CUT` or above (chosen by cross-validation
 for F1, written beside the model). A facet that is not topical, or a paper that misses one facet but is close to
 it, lowers a probability; no single word empties an answer.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..retrieve.rerank import Forest
+from ..retrieve.forest import Forest
 
 FEATURES = [
     # the question

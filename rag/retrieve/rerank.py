@@ -2,10 +2,11 @@
 
 The fused ranking (dense chunks + BM25 + phrase BM25, by reciprocal rank) is widened by one more list, dense
 pseudo-relevance feedback (Rocchio: the query vector plus the mean vector of the fused top 3 papers), and the top
-:data:`POOL` papers of that pool are described by :data:`FEATURES` and reordered by the shipped model
-(``rag/ranker/reranker.txt``, trained by ``python -m bench.ltr train``). Its cost is bounded by the pool: one more
-Chroma query, one FTS5 scan restricted to the pool's rows, the pool's chunk vectors (cached per store revision) and
-a 100-tree model, evaluated with numpy (:class:`Forest`; LightGBM itself is needed only to train it). Papers
+:data:`POOL` papers of that pool are described by :data:`~rag.retrieve.rank_features.FEATURES` and reordered by the
+shipped model (``rag/ranker/reranker.txt``, trained by ``python -m bench.ltr train``). Its cost is bounded by the
+pool: one more Chroma query, one FTS5 scan restricted to the pool's rows, the pool's chunk vectors (cached per store
+revision) and a 100-tree model, evaluated with numpy (:class:`~rag.retrieve.forest.Forest`; LightGBM itself is
+needed only to train it). Papers
 outside the pool keep their fused order after it. ``ASKPAPERS_RANKER=rrf`` turns it off.
 
 What a paper's text features need (its stems, sentences, phrase forms and acronyms: :class:`DocText`) is derived
@@ -21,7 +22,6 @@ from __future__ import annotations
 import atexit
 import logging
 import math
-import re
 import threading
 from collections.abc import Sequence
 from importlib import resources
@@ -30,12 +30,14 @@ from pathlib import Path
 import numpy as np
 
 from vectorstore.features import DocText
-from vectorstore.text import STOPWORDS, content_stems, phrase_forms, stem
+from vectorstore.text import STOPWORDS
 from vectorstore.text import tokens as word_tokens
 from vectorstore.types import Filters
 
+from .forest import Forest
 from .fusion import rrf
 from .index import Index
+from .rank_features import EMPTY_DOC, FEATURES, N_TEXT, QueryText, text_features
 
 log = logging.getLogger("askpapers")
 POOL = 200  # papers the model orders (the rest keep their fused order after them)
@@ -47,82 +49,10 @@ WARM = 5_000
 WARM_BATCH = 250  # papers a warm-up builds between checks that the store is unchanged
 WARM_WAIT = 30.0  # the longest a question waits for a warm-up (about a second per 2,600 papers on 2 cores)
 
-FEATURES = [
-    # lexical: FTS5 bm25 over title and abstract, each alone, and their ranks in the pool
-    "bm25", "bm25_title", "bm25_abs", "bm25_rel", "bm25_abs_rel", "bm25_title_rel", "log_lex_rank",
-    "log_bm25_title_rank", "log_bm25_abs_rank", "phrase_bm25", "log_phrase_rank",
-    # dense: best chunk, mean of the chunks, the paper vector, pseudo-relevance feedback
-    "cos_best", "cos_mean", "cos_paper", "n_chunks", "cos_gap", "log_dense_rank", "log_cos_rank",
-    "log_cos_mean_rank", "cos_prf", "cos_prf_gap", "log_prf_rank",
-    # fusion
-    "rrf", "log_fused_rank", "log_pool_rank",
-    # text: query-word coverage of the best sentence and the whole text, n-grams, title, acronyms, the topic's phrases
-    "cov_best_sent", "cov_best_sent_idf", "cov_doc", "cov_doc_idf", "bigram_hit", "trigram_hit", "title_cov",
-    "title_bigram_hit", "acro_longform_hit", "q_acronym_in_doc", "topic_phrase_hit", "topic_phrase_in_title",
-    "log_abs_len",
-    # the query
-    "q_n_terms", "q_idf_sum", "q_max_bm25", "q_max_cos", "q_has_phrases",
-]  # fmt: skip
-EMPTY_DOC = DocText("", "")  # the text data of a paper the BM25 index does not hold
-N_TEXT = 13  # the text features, in order, from text_features()
-_ALNUM = re.compile(r"[A-Za-z0-9]+")
-
 
 def model_path() -> Path:
     """The shipped model file (package data)."""
     return Path(str(resources.files("rag") / "ranker" / "reranker.txt"))
-
-
-class QueryText:
-    """What the text features need from the query."""
-
-    def __init__(self, text: str, phrases: Sequence[str], idf: dict[str, float]) -> None:
-        self.terms = content_stems(text)
-        self.want = frozenset(self.terms)
-        toks = word_tokens(text)
-        st = [stem(t) for t in toks]
-        content = [t not in STOPWORDS and not (len(t) == 1 and not t.isdigit()) for t in toks]
-        grams: dict[int, list[str]] = {2: [], 3: []}
-        for n, out in grams.items():
-            for i in range(len(toks) - n + 1):
-                if content[i] and content[i + n - 1]:  # n-grams that start and end on a content word
-                    out.append(" " + " ".join(st[i : i + n]) + " ")
-        self.bigrams = list(dict.fromkeys(grams[2]))
-        self.trigrams = list(dict.fromkeys(grams[3]))
-        self.idf = {stem(t): idf.get(t, 0.0) for t in toks if t in idf}
-        self.idf_sum = sum(self.idf.values()) or 1.0
-        self.acros = {w.lower() for w in _ALNUM.findall(text) if sum(ch.isupper() for ch in w) >= 2}  # BERT, LoRA
-        self.forms = phrase_forms(text)
-        self.needles = [nd for p in phrases for nd in phrase_forms(p)]
-
-
-def text_features(qt: QueryText, dt: DocText) -> list[float]:
-    """The 13 text features of one (query, paper) pair."""
-    want = qt.want
-    n = max(len(want), 1)
-    got = want & dt.all_stems
-    idf = qt.idf
-    best_sent, best_sent_idf = 0, 0.0
-    if got:  # sentences can only cover what the whole text covers
-        for s in dt.sent_stems:
-            hit = got & s
-            if hit:
-                best_sent = max(best_sent, len(hit))
-                best_sent_idf = max(best_sent_idf, sum([idf.get(t, 0.0) for t in hit]))
-    forms = dt.forms
-    bigrams, trigrams = qt.bigrams, qt.trigrams
-    bi = sum(map(forms.__contains__, bigrams)) / len(bigrams) if bigrams else 0.0
-    tri = sum(map(forms.__contains__, trigrams)) / len(trigrams) if trigrams else 0.0
-    t_bi = sum(map(dt.title_forms.__contains__, bigrams)) / len(bigrams) if bigrams and dt.title_forms else 0.0
-    # the paper defines an acronym the query uses, or a long form the query states
-    acr = float(any(a in qt.acros or a.rstrip("s") in qt.acros or any(lf in f for f in qt.forms) for lf, a in dt.acro))
-    q_acr = sum(a.upper() in dt.upper for a in qt.acros) / len(qt.acros) if qt.acros else 0.0
-    ph = float(any(map(forms.__contains__, qt.needles))) if qt.needles else 0.0
-    ph_t = float(any(map(dt.title_forms.__contains__, qt.needles))) if qt.needles and dt.title_forms else 0.0
-    return [
-        best_sent / n, best_sent_idf / qt.idf_sum, len(got) / n, sum([idf.get(t, 0.0) for t in got]) / qt.idf_sum,
-        bi, tri, len(want & dt.title_stems) / n, t_bi, acr, q_acr, ph, ph_t, math.log1p(dt.n_tok),
-    ]  # fmt: skip
 
 
 def _rank_of(v: np.ndarray) -> np.ndarray:
@@ -148,62 +78,6 @@ class Pool:
         self.ids = ids
         self.features = features
         self.similarity = similarity  # best-chunk cosine of each pool paper
-
-
-class Forest:
-    """A LightGBM model (its text format) evaluated with numpy: the same scores as ``lightgbm.Booster.predict``
-    (checked in the tests), without importing LightGBM and scikit-learn on the query path (about a second of
-    start-up). Numerical splits only (``x <= threshold`` goes left), as the shipped model has."""
-
-    def __init__(self, split: np.ndarray, threshold: np.ndarray, left: np.ndarray, right: np.ndarray,
-                 leaves: np.ndarray, start: np.ndarray, depth: int) -> None:  # fmt: skip
-        self.split, self.threshold, self.left, self.right = split, threshold, left, right
-        self.leaves, self.start, self.depth = leaves, start, depth
-
-    @classmethod
-    def load(cls, path: Path) -> Forest:
-        trees: list[dict[str, str]] = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("Tree="):
-                trees.append({})
-            elif trees and "=" in line:
-                key, _, value = line.partition("=")
-                trees[-1][key] = value
-        if not trees:
-            raise ValueError(f"{path}: not a LightGBM model file (no trees)")
-        inner = max(int(t["num_leaves"]) - 1 for t in trees) or 1
-        n_leaves = max(int(t["num_leaves"]) for t in trees)
-        shape = (len(trees), inner)
-        split, left, right = np.zeros(shape, np.int64), np.full(shape, -1), np.full(shape, -1)
-        threshold, leaves = np.zeros(shape), np.zeros((len(trees), n_leaves))
-        start = np.zeros(len(trees), np.int64)
-        for i, t in enumerate(trees):
-            leaves[i, : int(t["num_leaves"])] = [float(v) for v in t["leaf_value"].split()]
-            if int(t["num_leaves"]) == 1:
-                start[i] = -1  # a single leaf
-                continue
-            if any(int(d) & ~2 for d in t["decision_type"].split()):  # categorical, or another missing-value rule
-                raise ValueError(f"{path}: tree {i} has splits this reader does not evaluate")
-            for name, arr, kind in (("split_feature", split, int), ("threshold", threshold, float),
-                                    ("left_child", left, int), ("right_child", right, int)):  # fmt: skip
-                values = [kind(v) for v in t[name].split()]
-                arr[i, : len(values)] = values
-        return cls(split, threshold, left, right, leaves, start, inner)
-
-    def predict(self, features: np.ndarray) -> np.ndarray:
-        """The summed leaf values for each row (LightGBM's raw score)."""
-        x = np.nan_to_num(np.asarray(features, dtype=np.float64), nan=0.0)
-        rows, trees = np.arange(len(x))[:, None], np.arange(len(self.start))[None, :]
-        node = np.tile(self.start, (len(x), 1))
-        for _ in range(self.depth):
-            inner = node >= 0
-            if not inner.any():
-                break
-            at = np.where(inner, node, 0)
-            go_left = x[rows, self.split[trees, at]] <= self.threshold[trees, at]
-            node = np.where(inner, np.where(go_left, self.left[trees, at], self.right[trees, at]), node)
-        scores: np.ndarray = self.leaves[trees, ~node].sum(axis=1)
-        return scores
 
 
 _exiting = threading.Event()  # set at exit: warm-ups stop at their next batch

@@ -202,7 +202,7 @@ def test_an_acronym_inside_a_phrase_is_spelled_out(app: Any) -> None:
 
 
 def test_spellings_take_the_acronyms_of_kinds_of_a_phrase_only() -> None:
-    from rag.decide.match import spellings
+    from rag.decide.acronyms import spellings
 
     texts = ["Large language models (LLMs) and recurrent neural networks (RNNs) and vision transformers (ViTs)."]
     got = spellings(["language models", "recurrent networks", "networks", "transformers", "large models"], texts)

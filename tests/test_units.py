@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rag.answerers.chain import fence, format_context
+from rag.decide.acronyms import spellings
 from rag.decide.citations import ContextPaper, check, renumber
-from rag.decide.match import best_sentence, coverage, decide, spellings, topic_units
+from rag.decide.evidence import best_sentence, coverage, decide, topic_units
 from rag.settings import AnswerSettings
 from vectorstore.types import Paper
 

@@ -19,7 +19,8 @@ import numpy as np
 from vectorstore.text import content_stems, stems, tokens
 from vectorstore.types import Filters, Paper
 
-from ..decide.match import FacetMatcher, Match, best_sentence, passes
+from ..decide.evidence import best_sentence
+from ..decide.match import FacetMatcher, Match, passes
 from ..decide.membership import shipped as shipped_membership
 from ..retrieve.index import Index
 from ..retrieve.retrieval import Candidate, FusionRetriever, Query

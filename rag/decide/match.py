@@ -3,31 +3,18 @@
 A paper meets a facet when its abstract (or real title) states one of the facet's spellings (the question's
 phrase, an acronym the corpus defines for it, other forms of its words; compared on surface forms, so words that
 only share a stem do not count), or, failing that, when its best chunk is close enough in embedding space and
-one sentence covers the facet's words (:func:`decide`). It meets the plan when it meets every facet and no
-excluded one. The matcher reads papers only through :class:`~rag.retrieve.index.Index`.
+one sentence covers the facet's words (:func:`rag.decide.evidence.decide`). It meets the plan when it meets every
+facet and no excluded one. The matcher reads papers only through :class:`~rag.retrieve.index.Index`.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 from vectorstore.errors import StoreError
-from vectorstore.text import (
-    STOPWORDS,
-    acronym_definitions,
-    contains_phrase,
-    content_stems,
-    phrase_forms,
-    same_term,
-    sentence_spans,
-    stem,
-    stems,
-    tokens,
-)
+from vectorstore.text import STOPWORDS, content_stems, stems, tokens
 from vectorstore.types import ChunkHit, Filters, Paper
 
 from ..read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
@@ -36,6 +23,8 @@ from ..retrieve.index import Index
 from ..retrieve.retrieval import FusionRetriever, Query
 from ..settings import AnswerSettings
 from ..types import Facet, QueryPlan
+from .acronyms import long_forms, maybe_acronym, spellings
+from .evidence import best_sentence, coverage, decide, holds_words, states, topic_units
 from .membership import FEATURES, RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
 
 _STRICT = FEATURES.index("strict")
@@ -50,8 +39,6 @@ class _Place:
 
 
 log = logging.getLogger("askpapers")
-_COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
-HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
 LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
 DEFINERS = 60  # papers read for the acronyms and long forms they define for a facet
@@ -61,7 +48,6 @@ CORE_SHARE = 0.2
 VAGUE = (
     GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
 )
-_JOIN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
 
 
 @dataclass
@@ -76,132 +62,13 @@ class Match:
     strict: bool = True  # meets every required facet by the matcher's rule
 
 
-def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False, within: str = "") -> str:
-    """The sentence of ``abstract`` that covers the most of ``terms`` (verbatim).
-
-    Ties go to the sentence inside ``within`` (the best-matching chunk), then to the earliest.
-    """
-    spans = sentence_spans(abstract)
-    if not spans:
-        return abstract
-    want = set(terms)
-    best, best_key = spans[0], (-1.0, 0, 0, 0)
-    for i, (s, e) in enumerate(spans):
-        sent = abstract[s:e]
-        got = want & set(stems(sent))
-        key = (
-            len(got) / max(len(want), 1),
-            int(prefer_numbers and bool(re.search(r"\d", sent))),
-            int(bool(within) and sent in within),
-            -i,
-        )
-        if key > best_key:
-            best, best_key = (s, e), key
-    return abstract[best[0] : best[1]]
-
-
-def topic_units(topic: str) -> list[str]:
-    """The parts of a topic a sentence must state: content words, and hyphenated compounds kept whole."""
-    units: list[str] = []
-    for word in topic.split():
-        if _COMPOUND.search(word):
-            if content_stems(word):
-                units.append(word.strip(".,;:!?\"'()"))
-        else:
-            units.extend(content_stems(word))
-    return list(dict.fromkeys(units))
-
-
-def coverage(units: list[str], text: str) -> float:
-    """Largest share of a topic's units (see :func:`topic_units`) found together in one sentence of ``text``.
-
-    A compound such as "vision-language" counts only where the sentence states it as a phrase, so
-    "language and vision tasks" does not cover it.
-    """
-    if not units:
-        return 0.0
-    best = 0.0
-    for s, e in sentence_spans(text):
-        sentence = text[s:e]
-        words = set(stems(sentence))
-        forms: set[str] | None = None
-        found = 0
-        for u in units:
-            if _COMPOUND.search(u):
-                forms = forms if forms is not None else phrase_forms(sentence)
-                found += contains_phrase(forms, u)
-            else:
-                found += u in words
-        best = max(best, found / len(units))
-    return best
-
-
 def _text_of(p: Paper) -> str:
     return p.abstract if p.title_derived else f"{p.title}. {p.abstract}"
-
-
-@lru_cache(maxsize=20_000)
-def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """A text's lower-case words, and where each stem occurs (hyphenated words split)."""
-    words = tuple(tokens(text))
-    where: dict[str, list[int]] = {}
-    for i, w in enumerate(words):
-        where.setdefault(stem(w), []).append(i)
-    return words, {k: tuple(v) for k, v in where.items()}
-
-
-def states(text: str, phrase: str) -> bool:
-    """Whether ``text`` states ``phrase``: its words in a row, each the same term as the phrase's word.
-
-    Stems find the places; :func:`vectorstore.text.same_term` checks the surface forms there, so "conformal
-    prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
-    private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts.
-    """
-    want = tokens(phrase)
-    if not want:
-        return False
-    words, where = _token_index(text)
-    for start in where.get(stem(want[0]), ()):
-        if start + len(want) <= len(words) and all(same_term(w, words[start + j]) for j, w in enumerate(want)):
-            return True
-    if len(want) > 1:
-        joined = "".join(want)
-        if any(same_term(joined, words[i]) for i in where.get(stem(joined), ())):
-            return True
-    elif _JOIN.search(text):
-        jw, jwhere = _token_index(_JOIN.sub("", text))
-        return any(same_term(want[0], jw[i]) for i in jwhere.get(stem(want[0]), ()))
-    return False
-
-
-def _head(phrase: str) -> str:
-    words = [w for w in tokens(phrase) if w not in STOPWORDS]
-    return words[-1] if len(words) > 1 else ""
 
 
 def _unrelational(phrase: str) -> str:
     """The phrase's words without the relating parts of its compounds ("language-guided" -> "language")."""
     return " ".join(w for w in tokens(phrase) if w not in RELATIONAL)
-
-
-def holds_words(text: str, phrase: str) -> bool:
-    """Whether ``text`` holds every content word of ``phrase`` (as the same term), anywhere; the second part of a
-    relational compound need not be there ("language-guided" is held by "language")."""
-    want = [w for w in tokens(phrase) if w not in STOPWORDS and w not in RELATIONAL]
-    if not want:
-        return False
-    words, where = _token_index(text)
-    return all(any(same_term(w, words[i]) for i in where.get(stem(w), ())) for w in want)
-
-
-def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) -> bool:
-    """Whether a paper meets a topic: it states the phrase, or it is very close in embedding space and one
-    sentence holds half the topic's words, or it is close and one sentence holds all of them."""
-    return (
-        phrase
-        or (similarity >= rule.dense_alone and cover >= HALF)
-        or (cover >= 1.0 and similarity >= rule.dense_with_terms)
-    )
 
 
 @dataclass
@@ -277,14 +144,14 @@ class FacetMatcher:
         searched on its own would find its other meanings ("CL")."""
         groups = facet.groups()
         inner = sorted({w for g in groups for s in g if " " in s.strip() for w in s.split() if is_acronym(w)})
-        if not inner and not any(_maybe_acronym(s) for g in groups for s in g):
+        if not inner and not any(maybe_acronym(s) for g in groups for s in g):
             return facet
         hits = [pid for pid, _ in self.index.phrase_search([*facet.all_spellings(), *inner], DEFINERS, filters)]
         texts = [p.abstract for p in self.index.papers(hits).values()]
         spelled = {w: long_forms([w], texts)[0][:1] for w in inner}
         out = []
         for group in groups:
-            longs, written = long_forms([s for s in group if _maybe_acronym(s)], texts)
+            longs, written = long_forms([s for s in group if maybe_acronym(s)], texts)
             longs += [" ".join(spelled[w][0] if spelled.get(w) else w for w in s.split()) for s in group if " " in s]
             longs = [f for f in dict.fromkeys(longs) if all(stems(f) != stems(s) for s in group)]
             same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
@@ -532,52 +399,3 @@ def passes(p: Paper, filters: Filters) -> bool:
 def _in_order(abstract: str, sentences: list[str]) -> list[str]:
     """The distinct evidence sentences, in the order the abstract has them."""
     return sorted(dict.fromkeys(sentences), key=abstract.find)
-
-
-def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:
-    """Each alternative with the acronym or long form the texts define for it ("GNNs" ↔ "graph neural networks"),
-    and the acronyms they define for a kind of it: a phrase of two words or more with one modifier more, in front
-    ("LLMs", defined as "large language models", for "language models") or inside ("RNNs" for "recurrent
-    networks")."""
-    defs: dict[str, set[str]] = {}
-    kinds: dict[str, set[str]] = {}
-    for text in texts:
-        for long, acro in acronym_definitions(text):
-            key_long, key_acro = stems(long), " ".join(stems(acro))
-            defs.setdefault(" ".join(key_long), set()).add(acro)
-            defs.setdefault(key_acro, set()).add(long)
-            for i in range(len(key_long) - 1 if len(key_long) > 2 else 0):
-                kinds.setdefault(" ".join(key_long[:i] + key_long[i + 1 :]), set()).add(acro)
-    out: dict[str, list[str]] = {}
-    for alt in alternatives:
-        extra = sorted(defs.get(" ".join(stems(alt)), set()) | kinds.get(" ".join(stems(alt)), set()))
-        out[alt] = [alt, *(e for e in extra if len(e) > 2 or len(stems(alt)) == 1)]
-    return out
-
-
-def _maybe_acronym(spelling: str) -> bool:
-    """One word that may be an acronym however it is typed: capitals, a digit, or at most six letters ("llms")."""
-    word = spelling.strip()
-    return " " not in word and (is_acronym(word) or any(c.isdigit() for c in word) or len(word.rstrip("s")) <= 6)
-
-
-def long_forms(acronyms: list[str], texts: list[str]) -> tuple[list[str], dict[str, str]]:
-    """The long forms the texts define for the acronyms, commonest first: those defined by at least a quarter as
-    many texts as the commonest one (a stray definition of the same letters is not one); and how the texts
-    write each acronym (by its stems: "llm" -> "LLMs")."""
-    keys = {" ".join(stems(a)) for a in acronyms}
-    counts: dict[str, int] = {}
-    shown: dict[str, str] = {}
-    written: dict[str, str] = {}
-    for text in texts:
-        seen = set()
-        for long, acro in acronym_definitions(text):
-            key, key_acro = " ".join(stems(long)), " ".join(stems(acro))
-            if key_acro in keys and key not in keys and is_acronym(acro):
-                seen.add(key)
-                shown.setdefault(key, long.lower())
-                written.setdefault(key_acro, acro)
-        for key in seen:
-            counts[key] = counts.get(key, 0) + 1
-    top = max(counts.values(), default=0)
-    return [shown[k] for k in sorted(counts, key=lambda k: -counts[k]) if 4 * counts[k] >= top], written

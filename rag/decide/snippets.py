@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from vectorstore.text import content_stems, sentence_spans, stems
 from vectorstore.types import Paper
 
-from .match import holds_words, states
+from .evidence import holds_words, states
 
 _LINK = re.compile(r"https?://|www\.", re.IGNORECASE)
 SNIPPET_MOST = 400  # characters of a snippet sentence kept in a Hit (cut at a word)

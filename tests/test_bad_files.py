@@ -28,7 +28,8 @@ from vectorstore.config import StoreSettings
 from vectorstore.errors import InputError
 from vectorstore.parse import _MAX_FIELD, abstract_key, parse_file, parse_paths, short_hash
 from vectorstore.pipeline import ingest
-from vectorstore.store import Store, StoredPaper
+from vectorstore.records import StoredPaper
+from vectorstore.store import Store
 from vectorstore.text import normalise, one_line
 from vectorstore.titles import MAX_TITLE, derive_title, unique_titles
 

@@ -358,7 +358,7 @@ def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder
     """The dense search asks Chroma for chunk ids and distances only, the texts coming from a cache: the same
     hits (paper, text, similarity, position, in order) as the query that reads documents and metadata, before and
     after a warm-up filled the cache, with and without filters."""
-    from vectorstore.store import where_clause
+    from vectorstore.records import where_clause
     from vectorstore.types import Filters
 
     index = PaperIndex(corpus_settings.store, embedder)

@@ -25,7 +25,8 @@ from vectorstore.config import StoreSettings
 from vectorstore.embed import Embedder
 from vectorstore.features import DocText
 from vectorstore.lexical import LexicalIndex, sync_lexical
-from vectorstore.store import Store, read_only_snapshot, where_clause
+from vectorstore.records import where_clause
+from vectorstore.store import Store, read_only_snapshot
 from vectorstore.types import ChunkHit, Filters, Paper
 
 from .index import CHUNKS_PER_PAPER, best_chunk_per_paper

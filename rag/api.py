@@ -22,11 +22,11 @@ import numpy as np
 from vectorstore.embed import get_embedder
 from vectorstore.embed_export import embed_to_jsonl
 from vectorstore.errors import QuestionError, StoreError
-from vectorstore.parse import UploadLimits, check_upload
 from vectorstore.pipeline import ingest
 from vectorstore.pipeline import stop_ingests as _stop_ingests
 from vectorstore.text import content_stems
 from vectorstore.types import Filters, IngestReport, Paper
+from vectorstore.upload import UploadLimits, check_upload
 
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain

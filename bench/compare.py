@@ -2,8 +2,8 @@
 
 Usage: .venv/bin/python -m bench.compare [--limit N] [--skip-quality] [--skip-speed] [--out docs/benchmarks.md]
 
-- askpapers: ``ask`` (extractive) and ``search``, through ``rag.evaluate`` (eval stores cached in the default eval
-  cache, ~/.cache/askpapers/eval), so its numbers are those of ``askpapers eval``.
+- askpapers: ``ask`` (extractive) and ``search``, through ``rag.evaluation.evaluate`` (eval stores cached in the
+  default eval cache, ~/.cache/askpapers/eval), so its numbers are those of ``askpapers eval``.
 - recipe: ``langchain_chroma.Chroma.from_documents(docs, embedding=E)`` with E a LangChain ``Embeddings`` over
   askpapers' own ONNX embedder, one Document per paper (the text askpapers ingests), persisted in a temp dir,
   then ``.as_retriever(search_kwargs={"k": 4})``; its top 4 is its answer (:mod:`bench.recipe`).
@@ -88,7 +88,8 @@ def header(started: datetime, command: str, wall: float, cache: Path, limit: int
         f"{peak_rss_mb():,.0f} MB; eval stores cached in `{cache}`).",
         "",
         "- **askpapers**: extractive `ask` (its cited set) and hybrid `search` (dense chunks + BM25, reciprocal-rank "
-        "fusion), over eval stores built by `rag.evaluate`, so its quality figures are those of `askpapers eval`.",
+        "fusion), over eval stores built by `rag.evaluation.evaluate`, so its quality figures are those of "
+        "`askpapers eval`.",
         f"- **recipe**: `Chroma.from_documents(docs, embedding=E)` with E a LangChain `Embeddings` over askpapers' "
         "own ONNX embedder (all-MiniLM-L6-v2 int8), one Document per paper (the text askpapers ingests: real title, "
         f'then abstract; metadata `{{"id": …}}`), persisted in a temp dir, then '
@@ -102,7 +103,7 @@ def header(started: datetime, command: str, wall: float, cache: Path, limit: int
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from rag.evaluate import default_cache
+    from rag.evaluation.evaluate import default_cache
 
     t0 = time.perf_counter()
     started = datetime.now()

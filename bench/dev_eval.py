@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bench.harness import SHARED, store_settings
 from rag import AskPapers
-from rag.metrics import load_jsonl, score_dev
+from rag.evaluation.metrics import load_jsonl, score_dev
 from rag.settings import RetrievalSettings, Settings
 
 

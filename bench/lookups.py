@@ -1,7 +1,7 @@
 """How many store lookups the planner and the answer make per question: counted, not timed.
 
-Every call of a :class:`~rag.chroma_index.PaperIndex` method that reads Chroma or the BM25 index is counted, per
-question asked once with extractive ``ask``: while the question is read (the planner, :meth:`AskPapers.read`) and
+Every call of a :class:`~rag.retrieve.chroma_index.PaperIndex` method that reads Chroma or the BM25 index is counted,
+per question asked once with extractive ``ask``: while the question is read (the planner, :meth:`AskPapers.read`) and
 while it is answered (the retrievers, the reranker and the matcher). A lookup answered from a per-revision
 cache without reaching SQLite or Chroma is not counted: the counts are of the calls that reach
 :class:`~vectorstore.lexical.LexicalIndex` and :class:`~vectorstore.store.Store`.

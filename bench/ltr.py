@@ -1,4 +1,4 @@
-"""The learned reranker (rag.rerank): features from the production search path, cross-validation, and training.
+"""The learned reranker (rag.retrieve.rerank): features from the production search path, cross-validation, and training.
 
     python -m bench.ltr extract          # features of every dev query, through AskPapers.search's own path
     python -m bench.ltr cv               # 5-fold CV (grouped by query, 3 seeds) and the cross-domain transfers
@@ -34,8 +34,15 @@ CONF_REPEAT = 5  # the conference questions are 43 against 809 claims: each coun
 
 # -- features ---------------------------------------------------------------------------------------------------
 def _apps() -> dict[str, tuple[Any, list[dict[str, Any]]]]:
-    from rag.evaluate import beir_queries, beir_records, conference_app, default_cache, eval_store, read_qrels
-    from rag.metrics import load_jsonl
+    from rag.evaluation.evaluate import (
+        beir_queries,
+        beir_records,
+        conference_app,
+        default_cache,
+        eval_store,
+        read_qrels,
+    )
+    from rag.evaluation.metrics import load_jsonl
 
     cache = default_cache()
     judged = read_qrels(SCIFACT / "qrels_train.tsv")
@@ -93,7 +100,7 @@ def ranked(row: dict[str, Any], scores: np.ndarray | None) -> list[str]:
 
 def evaluate(rows: list[dict[str, Any]], scores: list[np.ndarray] | None) -> dict[str, dict[str, float]]:
     """As `askpapers eval`: the top 100, text-mention-only papers removed, per question set."""
-    from rag.metrics import ndcg_at, recall_at
+    from rag.evaluation.metrics import ndcg_at, recall_at
 
     per: dict[str, list[tuple[float, float, float]]] = {}
     for i, r in enumerate(rows):
@@ -127,7 +134,7 @@ def _matrix(rows: list[dict[str, Any]], repeat: int = 1) -> tuple[np.ndarray, np
 def fit(rows: list[dict[str, Any]], extra: list[dict[str, Any]] | None = None, repeat: int = 1, seed: int = 1) -> Any:
     import lightgbm as lgb
 
-    from rag.rerank import FEATURES
+    from rag.retrieve.rank_features import FEATURES
 
     X, y, g = _matrix(rows)
     if extra:

@@ -1,9 +1,9 @@
 """Train the membership model (``rag/ranker/membership.txt`` and its ``.json``): which candidates belong to an
-answer set (:mod:`rag.membership`).
+answer set (:mod:`rag.decide.membership`).
 
 Examples come from the dev data only: the conference "which papers use X" questions and the two-facet compound
-questions over ``keyword_pool_dev``, each asked canonically and in generated wordings (:mod:`rag.frames`). Every
-candidate the matcher returns is one row, labelled by the question's relevant ids (papers that only mention the
+questions over ``keyword_pool_dev``, each asked canonically and in generated wordings (:mod:`rag.evaluation.frames`).
+Every candidate the matcher returns is one row, labelled by the question's relevant ids (papers that only mention the
 keyword in passing are left out). Cross-validation holds out whole topics (grouped folds) and chooses the
 probability cut with the best mean F1 per question::
 
@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from rag.evaluate import CANONICAL, conference_app, default_cache
-from rag.frames import fill, frames
-from rag.membership import FEATURES, decided, features, model_path
-from rag.metrics import load_jsonl
+from rag.decide.membership import FEATURES, decided, features, model_path
+from rag.evaluation.evaluate import CANONICAL, conference_app, default_cache
+from rag.evaluation.frames import fill, frames
+from rag.evaluation.metrics import load_jsonl
 
 from .topicality import COMPOUND_TOPICS, CONF
 

@@ -88,7 +88,7 @@ def doc_ids(docs: Sequence[Any]) -> list[str]:
 
 
 def recipe_answer(question: str, docs: Sequence[Any], papers: dict[str, Paper]) -> Answer:
-    """The recipe's top 4 as an Answer, so rag.metrics.score_dev can score it like askpapers'.
+    """The recipe's top 4 as an Answer, so rag.evaluation.metrics.score_dev can score it like askpapers'.
 
     Its text is the retrieved context (what an LLM would be given), so a factoid counts as right when the relevant
     paper comes first and the expected figure is anywhere in the four documents: lenient to the recipe.
@@ -106,7 +106,7 @@ def recipe_answer(question: str, docs: Sequence[Any], papers: dict[str, Paper]) 
 def plain_rrf(app: Any) -> Callable[[str, int], list[str]]:
     """The simplest strong baseline, on askpapers' own store: reciprocal-rank fusion of stemmed BM25 and MiniLM
     cosine (nearest chunks), on the text as typed: no query plan, no phrases, no learned reranker."""
-    from rag.retrieval import Query, hybrid
+    from rag.retrieve.retrieval import Query, hybrid
     from rag.settings import RetrievalSettings
 
     fusion = hybrid(app.index, RetrievalSettings(ranker="rrf"), names=("dense", "lexical"))

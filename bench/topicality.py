@@ -1,9 +1,9 @@
 """Train the topicality model (``rag/ranker/topicality.json``): which units of a question are its topic.
 
 Examples come from the dev data only: the topics of the conference questions (single and two-facet) and of the
-bundled corpus's list questions, each asked canonically and wrapped in generated frames (:mod:`rag.frames`). Every
-facet the planner reads is labelled topical when all its words belong to the topic, and not topical when they
-come from the frame. The features are corpus and general-English statistics (:mod:`rag.topicality`), so they carry
+bundled corpus's list questions, each asked canonically and wrapped in generated frames (:mod:`rag.evaluation.frames`).
+Every facet the planner reads is labelled topical when all its words belong to the topic, and not topical when they
+come from the frame. The features are corpus and general-English statistics (:mod:`rag.read.topicality`), so they carry
 over to topics and frames the model never saw. Cross-validation holds out whole request shapes and whole topics::
 
     .venv/bin/python -m bench.topicality cv      # held-out request shapes and topics
@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from rag.evaluate import CANONICAL, conference_app, default_cache, eval_store
-from rag.frames import GREETINGS, POLITENESS, PURPOSES, REQUESTS, fill
-from rag.lexicon import Lexicon
-from rag.metrics import load_jsonl
-from rag.query import plan
-from rag.topicality import FEATURES, features, model_path
+from rag.evaluation.evaluate import CANONICAL, conference_app, default_cache, eval_store
+from rag.evaluation.frames import GREETINGS, POLITENESS, PURPOSES, REQUESTS, fill
+from rag.evaluation.metrics import load_jsonl
+from rag.read.lexicon import Lexicon
+from rag.read.query import plan
+from rag.read.topicality import FEATURES, features, model_path
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CONF = SHARED / "datasets" / "conference"

@@ -29,20 +29,20 @@ if TYPE_CHECKING:
     from .api import papers as papers
     from .api import search as search
     from .api import stop_ingests as stop_ingests
-    from .citation_export import to_bibtex as to_bibtex
-    from .citation_export import to_csv as to_csv
-    from .citation_export import to_markdown as to_markdown
-    from .evaluate import default_cache as default_cache
-    from .evaluate import detect as detect
-    from .evaluate import eval_beir as eval_beir
-    from .evaluate import eval_conference as eval_conference
-    from .evaluate import eval_dev as eval_dev
-    from .evaluate import eval_phrasings as eval_phrasings
-    from .inputs import MAX_K as MAX_K
-    from .inputs import clean_question as clean_question
-    from .inputs import recent as recent_messages
-    from .snippets import clip as clip
-    from .topic_map import MapPoint as MapPoint
+    from .decide.snippets import clip as clip
+    from .evaluation.evaluate import default_cache as default_cache
+    from .evaluation.evaluate import detect as detect
+    from .evaluation.evaluate import eval_beir as eval_beir
+    from .evaluation.evaluate import eval_conference as eval_conference
+    from .evaluation.evaluate import eval_dev as eval_dev
+    from .evaluation.evaluate import eval_phrasings as eval_phrasings
+    from .read.inputs import MAX_K as MAX_K
+    from .read.inputs import clean_question as clean_question
+    from .read.inputs import recent as recent_messages
+    from .report.citation_export import to_bibtex as to_bibtex
+    from .report.citation_export import to_csv as to_csv
+    from .report.citation_export import to_markdown as to_markdown
+    from .report.topic_map import MapPoint as MapPoint
     from .types import Answer as Answer
     from .types import Citation as Citation
     from .types import Hit as Hit
@@ -65,14 +65,15 @@ _EXPORTS: dict[str, str] = {
         "rag.api",
     ),
     **dict.fromkeys(("Answer", "Citation", "Hit", "Progress"), "rag.types"),
-    **dict.fromkeys(("MAX_K", "clean_question"), "rag.inputs"),
-    "recent_messages": "rag.inputs",  # (rag.recent is a module: a facade name never shadows one)
-    "clip": "rag.snippets",
-    **dict.fromkeys(("to_bibtex", "to_csv", "to_markdown"), "rag.citation_export"),
+    **dict.fromkeys(("MAX_K", "clean_question"), "rag.read.inputs"),
+    "recent_messages": "rag.read.inputs",  # (named apart from rag.read.inputs.recent, which reads the history)
+    "clip": "rag.decide.snippets",
+    **dict.fromkeys(("to_bibtex", "to_csv", "to_markdown"), "rag.report.citation_export"),
     **dict.fromkeys(
-        ("default_cache", "detect", "eval_beir", "eval_conference", "eval_dev", "eval_phrasings"), "rag.evaluate"
+        ("default_cache", "detect", "eval_beir", "eval_conference", "eval_dev", "eval_phrasings"),
+        "rag.evaluation.evaluate",
     ),
-    "MapPoint": "rag.topic_map",
+    "MapPoint": "rag.report.topic_map",
     **dict.fromkeys(("AskPapersError", "BadLinesError", "InputError", "QuestionError"), "vectorstore.errors"),
     **dict.fromkeys(("BIDI_CONTROLS", "printable"), "vectorstore.text"),
     "Paper": "vectorstore.types",

@@ -1,10 +1,10 @@
 """The only door the CLI, the web app and Python users go through: :class:`AskPapers` and the module functions.
 
 The facade wires the parts and holds no answering logic of its own: it validates the request
-(:mod:`rag.inputs`), reads the question, works out a follow-up's scope once (:mod:`rag.followup`, given the parts
-it needs), and hands the question to the answerer the mode names (:data:`rag.answerers.ANSWERERS`), or a search to
-:func:`rag.results.search_hits`, which makes the results with their snippets and weak flags. Settings are passed
-in, never read here.
+(:mod:`rag.read.inputs`), reads the question, works out a follow-up's scope once
+(:mod:`rag.answerers.followup`, given the parts it needs), and hands the question to the answerer the mode names
+(:data:`rag.answerers.ANSWERERS`), or a search to :func:`rag.report.results.search_hits`, which makes the results with
+their snippets and weak flags. Settings are passed in, never read here.
 """
 
 from __future__ import annotations
@@ -22,28 +22,28 @@ import numpy as np
 from vectorstore.embed import get_embedder
 from vectorstore.embed_export import embed_to_jsonl
 from vectorstore.errors import QuestionError, StoreError
-from vectorstore.parse import UploadLimits, check_upload
 from vectorstore.pipeline import ingest
 from vectorstore.pipeline import stop_ingests as _stop_ingests
 from vectorstore.text import content_stems
 from vectorstore.types import Filters, IngestReport, Paper
+from vectorstore.upload import UploadLimits, check_upload
 
-from . import inputs
 from .answerers import Answerer, Request, answerers
 from .answerers.extractive import abstain
-from .chroma_index import PaperIndex
-from .cues import REQUEST_WORDS
-from .examples import MOST_READ, example_questions
-from .followup import FollowUps, previous_questions
-from .index import Index
-from .inputs import clean_question, missing_ids
-from .lexicon import CorpusLexicon
-from .query import plan
-from .results import search_hits, search_query
-from .retrieval import FusionRetriever, Query, hybrid
+from .answerers.followup import FollowUps, previous_questions
+from .read import inputs
+from .read.cues import REQUEST_WORDS
+from .read.inputs import clean_question, missing_ids
+from .read.lexicon import CorpusLexicon
+from .read.query import plan
+from .report.examples import MOST_READ, example_questions
+from .report.results import search_hits, search_query
+from .report.titling import llm_titler
+from .report.topic_map import MapPoint, ProjectionCache, build_map
+from .retrieve.chroma_index import PaperIndex
+from .retrieve.index import Index
+from .retrieve.retrieval import FusionRetriever, Query, hybrid
 from .settings import Settings, get_settings
-from .titling import llm_titler
-from .topic_map import MapPoint, ProjectionCache, build_map
 from .types import Answer, Hit, Message, Progress, QueryPlan
 
 Mode = Literal["auto", "extractive", "llm"]
@@ -68,9 +68,9 @@ class AskPapers:
     corpus."""
 
     def __init__(self, settings: Settings, *, warm: bool = True, index: Index | None = None) -> None:
-        """``warm``: opening the store starts the reranker's warm-up (see :mod:`rag.rerank`), worth it when more
-        than a question or two will be asked. ``index``: the papers to answer from (a
-        :class:`~rag.memory_index.MemoryIndex`, say) instead of the store the settings name."""
+        """``warm``: opening the store starts the reranker's warm-up (see :mod:`rag.retrieve.rerank`), worth it when
+        more than a question or two will be asked. ``index``: the papers to answer from (a
+        :class:`~rag.retrieve.memory_index.MemoryIndex`, say) instead of the store the settings name."""
         self.settings = settings
         self._index = index
         self._parts: Parts | None = None
@@ -249,7 +249,7 @@ class AskPapers:
         """Pieces of answer text as they are generated, :class:`~rag.types.Progress` between them on long work (an LLM
         reading many papers in batches), then the checked :class:`Answer`.
 
-        Every argument is validated before any work (see :mod:`rag.inputs`).
+        Every argument is validated before any work (see :mod:`rag.read.inputs`).
         """
         started = time.perf_counter()
         text = clean_question(question)

@@ -22,7 +22,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from vectorstore.config import EmbedderSettings, StoreSettings
 from vectorstore.errors import ConfigError
-from vectorstore.parse import UploadLimits
+from vectorstore.upload import UploadLimits
 
 
 class RetrievalSettings(BaseModel):

@@ -170,7 +170,7 @@ class Answer:
         }
 
 
-# -- how a question was read (rag.query.plan) ---------------------------------------------------------------------
+# -- how a question was read (rag.read.query.plan) ---------------------------------------------------------------------
 Intent = Literal["set", "factoid", "count", "overview"]
 
 
@@ -181,7 +181,7 @@ class Facet:
     alternatives: tuple[str, ...]
     spellings: tuple[tuple[str, ...], ...] = ()  # per alternative: the alternative first, then other spellings
     optional: bool = False  # ranks papers, but need not hold (not topical, or cut off a phrase never stated)
-    weight: float = 1.0  # how likely it is a topic of the question (rag.topicality), not a word of the request
+    weight: float = 1.0  # how likely it is a topic of the question (rag.read.topicality), not a word of the request
 
     def all_spellings(self) -> list[str]:
         out = [s for group in (self.spellings or tuple((a,) for a in self.alternatives)) for s in group]
@@ -205,7 +205,7 @@ class QueryPlan:
     corrections: list[tuple[str, str]] = field(default_factory=list)  # (as typed, as searched)
     overview: str = ""  # summary | compare | new
     names: list[str] = field(default_factory=list)  # coined method names the question mentions
-    framed: bool = True  # the topic is wrapped in a request (rag.cues.framed), not stated alone
+    framed: bool = True  # the topic is wrapped in a request (rag.read.cues.framed), not stated alone
 
     @property
     def kind(self) -> str:

@@ -26,9 +26,11 @@ from hypothesis import strategies as st
 from tests.conftest import CORPUS
 from vectorstore.config import StoreSettings
 from vectorstore.errors import InputError
-from vectorstore.parse import _MAX_FIELD, abstract_key, parse_file, parse_paths, short_hash
+from vectorstore.formats import MAX_FIELD
+from vectorstore.parse import abstract_key, parse_file, parse_paths, short_hash
 from vectorstore.pipeline import ingest
-from vectorstore.store import Store, StoredPaper
+from vectorstore.records import StoredPaper
+from vectorstore.store import Store
 from vectorstore.text import normalise, one_line
 from vectorstore.titles import MAX_TITLE, derive_title, unique_titles
 
@@ -210,22 +212,22 @@ def test_five_megabyte_paragraph_is_rejected_naming_the_file_and_line(
 ) -> None:
     before = seed(tmp_path, fresh_settings, embedder)
     big = _big_abstract(5 * 1024 * 1024)
-    assert len(big) > _MAX_FIELD
-    limit = f"abstract is {len(big):,} characters (limit {_MAX_FIELD:,})"
+    assert len(big) > MAX_FIELD
+    limit = f"abstract is {len(big):,} characters (limit {MAX_FIELD:,})"
     txt = write(tmp_path / "big.txt", f"ICML 2026 Papers\n\n{A1}\n\n{big}\n\n{A2}\n")
     assert rejected([txt], fresh_settings, embedder, before) == f"{txt}:5: {limit}"
     jl = jsonl(tmp_path / "big.jsonl", [{"id": "a", "abstract": A1}, {"id": "big", "abstract": big}])
     assert rejected([jl], fresh_settings, embedder, before) == f"{jl}:2: {limit}"
     csv_file = write(tmp_path / "big.csv", f'id,abstract\na,"{A1}"\nbig,"{big}"\nc,"{A2}"\n')
     assert rejected([csv_file], fresh_settings, embedder, before) == f"{csv_file}:3: {limit}"
-    # the limit is exact: an abstract of _MAX_FIELD characters parses, one character more does not
-    at_limit = _big_abstract(_MAX_FIELD + 10)[: _MAX_FIELD - 1] + "x"
-    assert len(at_limit) == _MAX_FIELD
+    # the limit is exact: an abstract of MAX_FIELD characters parses, one character more does not
+    at_limit = _big_abstract(MAX_FIELD + 10)[: MAX_FIELD - 1] + "x"
+    assert len(at_limit) == MAX_FIELD
     (p,), skipped = parse_file(write(tmp_path / "at-limit.txt", at_limit + "\n"))
-    assert (len(p.abstract), skipped) == (_MAX_FIELD, 0)
+    assert (len(p.abstract), skipped) == (MAX_FIELD, 0)
     over = write(tmp_path / "over.txt", at_limit + "x\n")
     assert rejected([over], fresh_settings, embedder, before) == (
-        f"{over}:1: abstract is {_MAX_FIELD + 1:,} characters (limit {_MAX_FIELD:,})"
+        f"{over}:1: abstract is {MAX_FIELD + 1:,} characters (limit {MAX_FIELD:,})"
     )
 
 
@@ -550,7 +552,7 @@ CLI_CASES: dict[str, tuple[str, bytes, Callable[[Path], str]]] = {
     "5-MB-paragraph": (
         "big.txt",
         f"{A1}\n\n{BIG}\n".encode(),
-        lambda f: f"{f}:3: abstract is {len(BIG):,} characters (limit {_MAX_FIELD:,})",
+        lambda f: f"{f}:3: abstract is {len(BIG):,} characters (limit {MAX_FIELD:,})",
     ),
     "broken-csv": (
         "bad.csv",
@@ -611,7 +613,7 @@ def _check_papers(result: Any) -> None:
     derived = [p.title.lower() for p in result.papers if p.title_derived]
     assert len(derived) == len(set(derived))
     for p in result.papers:
-        assert p.abstract and len(p.abstract) <= _MAX_FIELD
+        assert p.abstract and len(p.abstract) <= MAX_FIELD
         assert p.abstract == one_line(p.abstract)  # one line, single spaces, stripped
         assert one_line(normalise(p.abstract)) == p.abstract  # already normalised
         assert not set(p.abstract) & {"\n", "\r", "\t", "\u00a0", "\ufeff", "\u3000", "\u200b"}

@@ -106,7 +106,7 @@ def test_empty_question_is_a_question_error(app, corpus_settings, question: str)
 
 def test_overlong_question_names_the_limit(app, corpus_settings) -> None:  # type: ignore[no-untyped-def]
     from rag.api import ask_stream
-    from rag.inputs import MAX_QUESTION_CHARS, clean_question
+    from rag.read.inputs import MAX_QUESTION_CHARS, clean_question
 
     question = "Which papers use information bottleneck? " + "x" * 100_000
     message = f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}"
@@ -120,7 +120,7 @@ def test_overlong_question_names_the_limit(app, corpus_settings) -> None:  # typ
 
 
 def test_control_characters_are_dropped_and_the_real_question_answered(app) -> None:  # type: ignore[no-untyped-def]
-    from rag.inputs import clean_question
+    from rag.read.inputs import clean_question
 
     noisy = "\x1b[1mWhich papers\x00 use infor\x00mation\x1b[31m bottleneck?\x1b[0m\x7f\x07"
     assert clean_question(noisy) == IB

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from rag.citation_export import bib_value, csv_cell, md_inert, to_bibtex, to_csv, to_markdown
+from rag.report.citation_export import bib_value, csv_cell, md_inert, to_bibtex, to_csv, to_markdown
 from rag.types import Answer, Citation
 from vectorstore.text import printable
 

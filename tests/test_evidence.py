@@ -138,7 +138,7 @@ def test_answers_quote_single_sentences_of_glued_and_long_abstracts(
 ) -> None:
     """End to end (the papers in memory): no quote in a list answer runs past about 400 characters, each verbatim."""
     from rag.api import AskPapers
-    from rag.memory_index import MemoryIndex
+    from rag.retrieve.memory_index import MemoryIndex
 
     records = [
         {"id": "g1", "title": "Learned Sparse Routers", "abstract": GLUED},

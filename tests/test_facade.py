@@ -15,7 +15,8 @@ def test_every_facade_name_resolves_to_what_its_module_defines() -> None:
 
 
 def test_no_facade_name_is_also_a_module_of_rag() -> None:
-    """``from rag import recent`` would give the module rag.recent once anything had imported it."""
+    """A facade name that were also a module or a room of rag (``rag.read``, say) would give the module once anything
+    had imported it."""
     modules = {info.name for info in pkgutil.iter_modules(rag.__path__)}
     assert not set(rag._EXPORTS) & modules
 

@@ -213,17 +213,17 @@ class _Flaky:
 
 
 def _guarded(flaky: _Flaky, slept: list[float]) -> Any:
+    from vectorstore.chroma_client import Guarded
     from vectorstore.config import StoreSettings
-    from vectorstore.store import _Guarded
 
-    return _Guarded(flaky, StoreSettings(data_dir=Path("/nonexistent")), sleep=slept.append)
+    return Guarded(flaky, StoreSettings(data_dir=Path("/nonexistent")), sleep=slept.append)
 
 
 def test_a_read_meeting_a_concurrent_writers_commit_is_retried_then_answers() -> None:
     """Chroma's "Error finding id" while another process commits a batch: the read is tried again, not failed."""
     from chromadb.errors import InternalError
 
-    from vectorstore.store import READ_RETRY_PAUSES
+    from vectorstore.chroma_client import READ_RETRY_PAUSES
 
     slept: list[float] = []
     flaky = _Flaky(2, InternalError("Error executing plan: Internal error: Error finding id"))

@@ -1,6 +1,6 @@
 """A metamorphic property: wrapping a question in any generated frame (greeting + request + purpose + politeness,
-from :mod:`rag.frames`) keeps the cited set, on a hand-made corpus. The frames are drawn from a pool of thousands of
-combinations, not picked one by one; each is asked about one of the corpus's topics in turn."""
+from :mod:`rag.evaluation.frames`) keeps the cited set, on a hand-made corpus. The frames are drawn from a pool of
+thousands of combinations, not picked one by one; each is asked about one of the corpus's topics in turn."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rag.frames import all_frames, fill, frames
+from rag.evaluation.frames import all_frames, fill, frames
 from tests.conftest import make_settings
 
 # (topic, the sentences of its papers): each paper states the topic in one sentence, among others about its method
@@ -83,7 +83,7 @@ def corpus_app_in(root: Path, embedder: Any, **answer: Any) -> Any:
     planner, the matcher and the answerers read papers through the index interface alone. ``answer``: answer
     settings to change."""
     from rag.api import AskPapers
-    from rag.memory_index import MemoryIndex
+    from rag.retrieve.memory_index import MemoryIndex
 
     path = root / "papers.jsonl"
     path.write_text("\n".join(json.dumps(p) for p in _papers()) + "\n", encoding="utf-8")

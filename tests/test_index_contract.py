@@ -1,6 +1,6 @@
-"""One contract for both implementations of :class:`rag.index.Index`: the Chroma-backed
-:class:`~rag.chroma_index.PaperIndex` and the in-memory :class:`~rag.memory_index.MemoryIndex`, on the same small
-corpus (the memory index is given the records the store holds). Reads, vector search, BM25 search, filters,
+"""One contract for both implementations of :class:`rag.retrieve.index.Index`: the Chroma-backed
+:class:`~rag.retrieve.chroma_index.PaperIndex` and the in-memory :class:`~rag.retrieve.memory_index.MemoryIndex`, on the
+same small corpus (the memory index is given the records the store holds). Reads, vector search, BM25 search, filters,
 lexical statistics, unknown ids and an empty store; then the two side by side, score for score."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rag.chroma_index import PaperIndex
-from rag.index import Index
-from rag.memory_index import MemoryIndex
+from rag.retrieve.chroma_index import PaperIndex
+from rag.retrieve.index import Index
+from rag.retrieve.memory_index import MemoryIndex
 from tests.conftest import make_settings
 from vectorstore.types import Filters
 

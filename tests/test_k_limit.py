@@ -36,7 +36,7 @@ def quokka_corpus(path: Path, n: int) -> Path:
 def quokka_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     """The quokka corpus in memory (answers read papers through the index interface alone)."""
     from rag.api import AskPapers
-    from rag.memory_index import MemoryIndex
+    from rag.retrieve.memory_index import MemoryIndex
     from rag.settings import AnswerSettings, Settings
 
     d = tmp_path_factory.mktemp("quokka")

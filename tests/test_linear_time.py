@@ -38,10 +38,11 @@ MODULES = project_modules()
 
 
 def _modules() -> list[object]:
+    """Every module of the packages, the rooms of rag included (rag.read.query, rag.decide.citations, ...)."""
     out = []
     for pkg_name in PACKAGES:
         pkg = importlib.import_module(pkg_name)
-        for info in pkgutil.iter_modules(pkg.__path__, prefix=f"{pkg_name}."):
+        for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg_name}."):
             if info.name not in SKIP_MODULES:
                 out.append(importlib.import_module(info.name))
     return out
@@ -81,7 +82,7 @@ def _slow_pattern_inputs(pattern: re.Pattern[str], first: bool = False) -> list[
 def test_the_patterns_are_collected() -> None:
     names = {n for n, _ in PATTERNS}
     assert len(PATTERNS) > 30
-    assert "vectorstore.text._BOUNDARY" in names and "rag.citations.MARKER" in names
+    assert "vectorstore.text._BOUNDARY" in names and "rag.decide.citations.MARKER" in names
 
 
 @pytest.mark.parametrize(("name", "pattern"), PATTERNS, ids=[n for n, _ in PATTERNS])
@@ -110,7 +111,7 @@ def test_the_step_count_catches_a_quadratic_pattern(source: str) -> None:
 
 
 def _text_functions() -> list[tuple[str, Callable[[str], object]]]:
-    from rag import inputs, query
+    from rag.read import inputs, query
     from tests.test_query import lexicon
     from vectorstore import parse, text, titles
 
@@ -193,8 +194,8 @@ def test_planning_work_grows_linearly_with_the_question(fragment: str) -> None:
     """Property: a question of up to the limit, built from separators and connectives, takes planning work that
     grows linearly with its length (counted at n, 2n and 4n repeats), and its topic is made of the question's
     own characters."""
-    from rag.inputs import MAX_QUESTION_CHARS, clean_question
-    from rag.query import plan
+    from rag.read.inputs import MAX_QUESTION_CHARS, clean_question
+    from rag.read.query import plan
     from tests.test_query import lexicon
     from vectorstore.errors import QuestionError
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from rag.answerers.chain import load_prompt
 from rag.api import AskPapers
-from rag.chain import load_prompt
 from rag.settings import AnswerSettings, LLMSettings, Settings
 from rag.types import Answer, Progress
 from tests.conftest import make_settings

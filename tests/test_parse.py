@@ -472,12 +472,12 @@ def test_github_url_field_counts_as_code(tmp_path: Path) -> None:
 
 def test_jsonl_is_read_one_line_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A JSONL corpus with embeddings runs to hundreds of megabytes: it must never be read whole."""
-    import vectorstore.parse as parse
+    import vectorstore.formats as formats
 
     def whole_file(path: Path) -> str:
         raise AssertionError(f"{path} was read whole")
 
-    monkeypatch.setattr(parse, "read_text", whole_file)
+    monkeypatch.setattr(formats, "read_text", whole_file)
     f = tmp_path / "big.jsonl"
     lines = [json.dumps({"id": "a", "abstract": "First\u00a0abstract\there."}, ensure_ascii=False), "",
              json.dumps({"id": "b", "title": "T\u00a0B", "abstract": "Second one."}, ensure_ascii=False)]  # fmt: skip

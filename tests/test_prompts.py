@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.chain import load_prompt, prompt_variables
+from rag.answerers.chain import load_prompt, prompt_variables
 
 VARIABLES = {
     "condense": {"history", "question"},

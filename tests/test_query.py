@@ -7,9 +7,9 @@ import functools
 
 import pytest
 
-from rag.lexicon import CorpusLexicon
-from rag.memory_index import MemoryIndex
-from rag.query import REQUEST_WORDS, QueryPlan, core_text, plan
+from rag.read.lexicon import CorpusLexicon
+from rag.read.query import REQUEST_WORDS, QueryPlan, core_text, plan
+from rag.retrieve.memory_index import MemoryIndex
 from vectorstore.text import stems
 from vectorstore.types import Paper
 
@@ -85,7 +85,7 @@ def _index(docs: tuple[str, ...]) -> MemoryIndex:
 
 
 def docs_lexicon(docs: list[str]) -> CorpusLexicon:
-    """The planner's :class:`rag.lexicon.CorpusLexicon` over an in-memory index of the texts: the statistics are
+    """The planner's :class:`rag.read.lexicon.CorpusLexicon` over an in-memory index of the texts: the statistics are
     read as the store's index reads them. A new one starts with its caches empty."""
     return CorpusLexicon(_index(tuple(docs)), REQUEST_WORDS)
 
@@ -507,7 +507,7 @@ def test_plan_is_serialisable() -> None:
     ],
 )
 def test_the_searched_core_drops_only_the_wrapping(typed: str, core: str) -> None:
-    from rag.query import core_text
+    from rag.read.query import core_text
 
     assert core_text(read(typed)) == core
 

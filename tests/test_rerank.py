@@ -6,9 +6,12 @@ import numpy as np
 import pytest
 
 from rag.api import AskPapers
-from rag.rerank import FEATURES, N_TEXT, DocText, Forest, LearnedRanker, QueryText, model_path, text_features
-from rag.retrieval import Query, hybrid
+from rag.retrieve.forest import Forest
+from rag.retrieve.rank_features import FEATURES, N_TEXT, QueryText, text_features
+from rag.retrieve.rerank import LearnedRanker, model_path
+from rag.retrieve.retrieval import Query, hybrid
 from rag.settings import RetrievalSettings, Settings
+from vectorstore.features import DocText
 
 TEXT = FEATURES[FEATURES.index("cov_best_sent") : FEATURES.index("cov_best_sent") + N_TEXT]
 

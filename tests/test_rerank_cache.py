@@ -16,14 +16,15 @@ from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
 from rag.api import AskPapers
-from rag.chroma_index import PaperIndex
-from rag.rerank import FEATURES, DocText, LearnedRanker, Pool
-from rag.retrieval import FusionRetriever, hybrid
+from rag.retrieve.chroma_index import PaperIndex
+from rag.retrieve.rank_features import FEATURES
+from rag.retrieve.rerank import LearnedRanker, Pool
+from rag.retrieve.retrieval import FusionRetriever, hybrid
 from rag.settings import RetrievalSettings, Settings
 from tests.conftest import CORPUS, make_settings
 from vectorstore.embed import Embedder
 from vectorstore.errors import StoreError
-from vectorstore.features import encode
+from vectorstore.features import DocText, encode
 from vectorstore.parse import parse_paths
 from vectorstore.pipeline import ingest
 from vectorstore.text import acronym_definitions, phrase_forms, sentence_spans, stems
@@ -279,7 +280,7 @@ def test_questions_do_not_wait_for_a_warm_up_that_covers_part_of_the_store(
 ) -> None:
     """Past :data:`WARM` papers the warm-up covers a fraction of the store: questions then do not wait for it
     (they read their own papers' data); up to it they do."""
-    from rag import rerank
+    from rag.retrieve import rerank
 
     ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
     ranker.warm_in_background(wait=True).join(60)
@@ -328,7 +329,7 @@ def test_exit_stops_a_running_warm_up_and_waits_for_it(corpus_settings: Settings
     """A daemon thread still inside Chroma's native code while the interpreter shuts down crashed a one-question
     process on a 2,610-paper store (SIGSEGV after the answer was printed): at exit the warm-up is stopped, and
     the exit waits for it to end its batch."""
-    from rag import rerank
+    from rag.retrieve import rerank
 
     index = PaperIndex(corpus_settings.store, embedder)
     ranker = LearnedRanker(index)
@@ -357,7 +358,7 @@ def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder
     """The dense search asks Chroma for chunk ids and distances only, the texts coming from a cache: the same
     hits (paper, text, similarity, position, in order) as the query that reads documents and metadata, before and
     after a warm-up filled the cache, with and without filters."""
-    from vectorstore.store import where_clause
+    from vectorstore.records import where_clause
     from vectorstore.types import Filters
 
     index = PaperIndex(corpus_settings.store, embedder)
@@ -377,7 +378,7 @@ def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder
 def test_snippets_from_the_warmed_sentence_stems_equal_the_computed_ones(app: AskPapers) -> None:
     """search's snippets read each sentence's stems from the reranker's per-paper data when it has them: the same
     sentence as computing them, for every bundled paper and several queries; nothing for another revision."""
-    from rag import snippets
+    from rag.decide import snippets
     from vectorstore.text import content_stems
 
     ranker = app.parts.retriever.ranker

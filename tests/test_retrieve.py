@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from rag.api import AskPapers
-from rag.index import best_chunk_per_paper
-from rag.retrieval import rrf
+from rag.retrieve.index import best_chunk_per_paper
+from rag.retrieve.retrieval import rrf
 from tests.conftest import CORPUS
 from vectorstore.errors import QuestionError
 from vectorstore.features import DocText

@@ -14,7 +14,7 @@ import pytest
 from pydantic import SecretStr
 
 from bench.titles import ICML2024, load, overlap
-from rag.chain import load_prompt
+from rag.answerers.chain import load_prompt
 from tests.fake_openai import FakeOpenAI, Reply
 from vectorstore.parse import parse_paths
 from vectorstore.text import STOPWORDS, content_stems, tokens

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.topic_map import TSNE_MIN, ProjectionCache, build_map, generic_terms, pca, project, terms, topic_names
+from rag.report.topic_map import TSNE_MIN, ProjectionCache, build_map, generic_terms, pca, project, terms, topic_names
 from vectorstore.titles import FUNCTION_WORDS
 from vectorstore.types import Paper
 

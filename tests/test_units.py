@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from rag.chain import fence, format_context
-from rag.citations import ContextPaper, check, renumber
-from rag.match import best_sentence, coverage, decide, spellings, topic_units
+from rag.answerers.chain import fence, format_context
+from rag.decide.acronyms import spellings
+from rag.decide.citations import ContextPaper, check, renumber
+from rag.decide.evidence import best_sentence, coverage, decide, topic_units
 from rag.settings import AnswerSettings
 from vectorstore.types import Paper
 
@@ -100,7 +101,7 @@ def test_context_is_numbered_fenced_and_within_budget() -> None:
 
 
 def test_recent_keeps_the_most_recently_used_values() -> None:
-    from rag.recent import Recent
+    from rag.retrieve.recent import Recent
 
     cache: Recent[int] = Recent(2)
     cache.put("a", 0)  # a zero is a value, not a miss

@@ -20,7 +20,7 @@ import pytest
 
 from tests.conftest import CORPUS, ROOT, make_settings
 from vectorstore.errors import InputError
-from vectorstore.parse import UploadLimits, check_upload
+from vectorstore.upload import UploadLimits, check_upload
 
 MESSAGE = "this file has 300,000 records; the limit per upload is 20,000 — use `askpapers ingest` for bulk loads"
 

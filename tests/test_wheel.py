@@ -55,8 +55,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, 
 def test_the_wheel_carries_prompts_and_the_bundled_corpus(installed: tuple[Path, dict[str, str], Path]) -> None:
     exe, env, work = installed
     python = exe.parent / "python"
-    probe = _run([str(python), "-c", "import rag, vectorstore.resources as r, rag.chain as c; print(rag.__file__); "
-                  "print(r.bundled_corpus()); print(len(c.load_prompt('answer')))"], cwd=work, env=env)  # fmt: skip
+    probe = _run([str(python), "-c", "import rag, vectorstore.resources as r, rag.answerers.chain as c; "
+                  "print(rag.__file__); print(r.bundled_corpus()); print(len(c.load_prompt('answer')))"],
+                 cwd=work, env=env)  # fmt: skip
     assert probe.returncode == 0, probe.stderr
     module, corpus, prompt = probe.stdout.split("\n")[:3]
     assert str(ROOT) not in module and str(ROOT) not in corpus, "imported from the installed wheel, not the checkout"
@@ -64,6 +65,19 @@ def test_the_wheel_carries_prompts_and_the_bundled_corpus(installed: tuple[Path,
         p.name for p in (ROOT / "data" / "icml2026").glob("*.txt")
     )
     assert int(prompt) > 200
+
+
+def test_the_wheel_carries_the_trained_models_its_rooms_load(installed: tuple[Path, dict[str, str], Path]) -> None:
+    """rag/ranker/ is shared by three rooms (read, retrieve, decide); each loads its model from the installed wheel."""
+    exe, env, work = installed
+    code = ("import rag.read.topicality as t, rag.retrieve.rerank as r, rag.decide.membership as m; "
+            "t.Model.load(); r.Forest.load(r.model_path()); m.Membership.load(); "
+            "print(t.model_path()); print(r.model_path()); print(m.model_path())")  # fmt: skip
+    probe = _run([str(exe.parent / "python"), "-c", code], cwd=work, env=env)
+    assert probe.returncode == 0, probe.stderr
+    paths = [Path(line) for line in probe.stdout.split("\n")[:3]]
+    assert [p.name for p in paths] == ["topicality.json", "reranker.txt", "membership.txt"]
+    assert all(p.is_file() and str(ROOT) not in str(p) for p in paths), paths
 
 
 def test_ask_ingests_the_bundled_corpus_on_first_use(installed: tuple[Path, dict[str, str], Path]) -> None:

@@ -14,7 +14,6 @@ os.environ.setdefault("GRADIO_SSR_MODE", "False")
 
 import atexit
 import html
-import json
 import shutil
 import tempfile
 import threading
@@ -43,172 +42,13 @@ from rag.types import Answer, Progress
 from . import corpus_view
 from .exports import Exports, exit_on_sigterm
 from .guard import middleware, trusted_proxies, uploaded_paths
-from .render import answer_html, inline_html, message_html, text_html
+from .page import CSS, HEAD, JS, LATEX
+from .render import answer_html, text_html
+from .views import chat_view, filters, notice_md, sources_html, turn
 
 REDRAW_SESSIONS = 2000  # sessions whose map redraws are counted (the oldest forgotten first)
 SKIP_HINT = "; fix it, or tick “Skip bad lines” and press “Add to corpus” again (the file is still chosen)"
 EXAMPLES = ["Which papers use information bottleneck?"]  # when the store has too little text for its own
-LATEX: list[dict[str, str | bool]] = [
-    {"left": "$$", "right": "$$", "display": True},
-    {"left": "$", "right": "$", "display": False},
-    {"left": "\\(", "right": "\\)", "display": False},
-]
-_ASSETS = Path(gr.__file__).parent / "templates" / "frontend" / "assets"
-# Gradio ships KaTeX (with its auto-render and fonts) among its own assets, served by this app: math in the
-# sources and the chat is rendered from there, never from a CDN. Without them, math stays as typed.
-KATEX_JS = next((p.name for p in sorted(_ASSETS.glob("auto-render-*.js"))), "")
-KATEX_CSS = next((p.name for p in sorted(_ASSETS.glob("katex-*.css"))), "")
-CSS = """
-#sources { max-height: max(240px, min(calc(100vh - 390px), 820px)); }  /* room below it for "Show all", exports */
-#sources { overflow-y: auto !important; overscroll-behavior: contain; }
-#sources details { border: 1px solid var(--border-color-primary); border-radius: 6px; padding: 2px 8px; }
-#sources details { margin: 3px 0; }
-#sources summary { cursor: pointer; font-weight: 600; white-space: nowrap; overflow: hidden; }
-#sources summary { text-overflow: ellipsis; }
-#sources details[open] summary { white-space: normal; }
-#sources details.flash { animation: askpapers-flash 2.4s ease-out; }
-@keyframes askpapers-flash { 0%, 40% { background: #fff3a3; border-color: #d97706; } 100% { background: none; } }
-#sources mark { background: #fff3a3; padding: 0 2px; }
-#sources .meta { color: var(--body-text-color-subdued); font-size: 0.9em; }
-#sources .flag { color: #b45309; font-size: 0.9em; }
-#sources, #chat, #abstract { overflow-wrap: anywhere; word-break: break-word; }
-#chat .message-markdown-disabled { white-space: normal; }
-#chat .message-markdown-disabled pre { white-space: pre-wrap; }
-#chat .message-content ol, #chat .message-content ul { margin: 0.25em 0 !important; padding-left: 1.8em; }
-#chat .message-content li { margin: 0.15em 0 !important; line-height: 1.4; }
-#chat .message-content li p { margin: 0 !important; }
-#exports { min-height: 0; }
-#sources-col { position: sticky; top: 8px; align-self: flex-start; }
-@media (max-width: 760px) { #sources-col { position: static; } #sources { max-height: 70vh; } }
-/* a phone: the answer uses the whole width (no avatar gutter, no inset bubble) */
-@media (max-width: 760px) {
-  #answer-row, #chat-col { padding-left: 0 !important; padding-right: 0 !important; gap: 8px; }
-  #chat .message-row, #chat .message-wrap { padding-left: 0 !important; padding-right: 0 !important; }
-  #chat .message-row { margin-left: 0 !important; margin-right: 0 !important; }
-  #chat .message-row.bot-row, #chat .message-row .message, #chat .flex-wrap { max-width: 100% !important; }
-  #chat .message-row.bot-row { width: 100% !important; }
-  #chat .avatar-container { display: none !important; }
-  #chat .message { margin-left: 0 !important; margin-right: 0 !important; }
-}
-#exports .file-preview-holder { max-height: 96px; overflow-y: auto; }
-"""
-# On the page: a citation [n] opens its source, scrolls the sources panel (not the page) to it and flashes it; a
-# new question scrolls the chat to that question, so a long answer is read from its top; math is typeset.
-JS = r"""
-() => {
-  const scroller = (el, root) => {  // the element's scrolling box inside root (never the page)
-    for (let p = el.parentElement; p && root.contains(p); p = p.parentElement) {
-      const o = getComputedStyle(p).overflowY;
-      if ((o === 'auto' || o === 'scroll') && p.scrollHeight > p.clientHeight) return p;
-    }
-    return null;
-  };
-  const toTop = (el, root, pad) => {
-    const box = scroller(el, root);
-    if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - pad;
-  };
-  document.addEventListener('click', (e) => {
-    const a = e.target.closest ? e.target.closest('a[href^="#source-"]') : null;
-    if (!a) return;
-    const el = document.getElementById(a.getAttribute('href').slice(1));
-    if (!el) return;
-    e.preventDefault();
-    el.open = true;
-    toTop(el, document.getElementById('sources'), 4);
-    const r = el.getBoundingClientRect();
-    if (r.top < 0 || r.top > window.innerHeight - 40) el.scrollIntoView({block: 'start'});
-    el.classList.remove('flash');
-    void el.offsetWidth;
-    el.classList.add('flash');
-  });
-  let users = 0;
-  const DELIMS = %(latex)s;
-  const KATEX = '%(katex)s';
-  let render = null;
-  const typeset = async () => {
-    if (!KATEX) return;
-    const roots = [document.getElementById('chat'), document.getElementById('sources')].filter(Boolean);
-    if (!roots.some((r) => /\$|\\\(/.test(r.textContent))) return;
-    render = render || (await import(new URL('assets/' + KATEX, document.baseURI).href)).default;
-    for (const r of roots) {
-      r.querySelectorAll('.message, details, p.meta').forEach((el) => {
-        if (el.dataset.typeset === el.textContent.length + '') return;
-        render(el, {delimiters: DELIMS, throwOnError: false, trust: false, strict: 'ignore', maxExpand: 200});
-        el.dataset.typeset = el.textContent.length + '';
-      });
-    }
-  };
-  let pending = null;
-  new MutationObserver(() => {
-    const msgs = document.querySelectorAll('#chat .user-row');
-    if (msgs.length > users) toTop(msgs[msgs.length - 1], document.getElementById('chat'), 8);
-    users = msgs.length;
-    clearTimeout(pending);
-    pending = setTimeout(() => typeset().catch(() => {}), 150);
-  }).observe(document.body, {childList: true, subtree: true, characterData: true});
-}
-""".replace("%(latex)s", json.dumps(LATEX)).replace("%(katex)s", KATEX_JS)
-HEAD = f'<link rel="stylesheet" href="assets/{KATEX_CSS}">' if KATEX_CSS else ""
-# The page's own margins (outside the part that ``css`` reaches, which Gradio scopes): narrow on a phone.
-HEAD += "<style>@media (max-width: 760px) { .gradio-container .app { padding-left: 8px; padding-right: 8px; } }</style>"
-
-
-def chat_view(convo: list[dict[str, Any]]) -> list[dict[str, str]]:
-    return [{"role": m["role"], "content": m["html"]} for m in convo]
-
-
-def turn(role: str, content: str, paper_ids: list[str] | None = None) -> dict[str, Any]:
-    """One chat message as the app keeps it: its text, the papers it cited, and its safe rendering."""
-    return {
-        "role": role,
-        "content": content,
-        "paper_ids": paper_ids,
-        "html": message_html(role, content, len(paper_ids or [])),
-    }
-
-
-def highlight(abstract: str, evidence: str) -> str:
-    """The abstract as text (its Markdown emphasis shown) with the evidence marked."""
-    i = abstract.find(evidence) if evidence else -1
-    if i < 0:
-        return inline_html(abstract)
-    j = i + len(evidence)
-    return inline_html(abstract[:i]) + "<mark>" + inline_html(evidence) + "</mark>" + inline_html(abstract[j:])
-
-
-def showing_html(answer: Answer) -> str:
-    """ "Showing 50 of 139 papers" over the sources when the answer lists fewer papers than match."""
-    if not answer.more:
-        return ""
-    rest = "“Show all” lists the rest" if answer.total <= MAX_K else f"“Show {MAX_K}” lists more"
-    return f"<p class='meta showing'>Showing {len(answer.citations)} of {answer.total} papers; {rest}.</p>"
-
-
-def sources_html(answer: Answer | None) -> str:
-    if answer is None:
-        return "<p class='meta'>Cited papers appear here.</p>"
-    parts = [showing_html(answer)]
-    if not answer.citations:
-        parts.append("<p class='meta'>No paper is cited.</p>")
-        for h in answer.nearest:
-            parts.append(f"<p class='meta'>Nearest, <b>not matching</b>: {text_html(h.title)}</p>")
-    for c in answer.citations:
-        venue = f" · {text_html(c.venue)}" if c.venue else ""
-        code = "".join(
-            f" · <a href='{html.escape(u, quote=True)}' target='_blank' rel='noopener noreferrer'>code</a>"
-            for u in c.code_urls
-            if u.startswith("https://")
-        )
-        parts.append(
-            f"<details id='source-{c.n}' class='source'><summary>[{c.n}] {text_html(c.title)}</summary>"
-            f"<div class='meta'>score {c.score:.4f}{venue}{code}</div>"
-            f"<p class='evidence'>“{inline_html(c.quotes()[0])}”</p>"
-            f"<p class='abstract'>{highlight(c.abstract, c.evidence)}</p></details>"
-        )
-    if answer.unsupported:
-        items = "".join(f"<li>{text_html(s)}</li>" for s in answer.unsupported)
-        parts.append(f"<div class='flag'><b>Not supported by the cited papers:</b><ul>{items}</ul></div>")
-    return "\n".join(p for p in parts if p)
 
 
 def show_all_button(answer: Answer | None) -> Any:
@@ -223,19 +63,6 @@ def exports_update(files: list[str]) -> Any:
     """The export files under the answer; the box is hidden while there are none (it would push the question box
     below the fold on a desktop screen)."""
     return gr.update(value=files, visible=bool(files))
-
-
-def notice_md(answer: Answer | None) -> str:
-    if answer is None:
-        return ""
-    lines = [f"**Answer mode:** {text_html(answer.footer())}"]
-    lines += [f"⚠️ {text_html(n)}" for n in answer.notices]
-    return "  \n".join(lines)
-
-
-def filters(venue: str, year: float | str | None, has_code: bool) -> dict[str, Any]:
-    """The filter controls as the API takes them (it validates them)."""
-    return {"venue": venue or None, "year": year or None, "has_code": bool(has_code) or None}
 
 
 class Handlers:

@@ -19,7 +19,8 @@ from .embed import Embedder, get_embedder
 from .errors import InputError, StoreError
 from .lexical import lexical_path, sync_lexical
 from .parse import parse_paths
-from .store import Store, StoredPaper, content_hash
+from .records import StoredPaper, content_hash
+from .store import Store
 from .text import sentence_spans
 from .titles import unique_titles
 from .types import Chunk, IngestReport, Paper

@@ -11,92 +11,24 @@ indexes compare against.
 from __future__ import annotations
 
 import atexit
-import hashlib
-import json
 import os
 import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .chroma_client import Guarded, connect, reason
 from .config import StoreSettings
 from .errors import EmbedderMismatchError, StoreError
-from .types import Chunk, ChunkHit, Filters, Paper
+from .records import StoredPaper, paper_from_record, paper_metadata
+from .types import Chunk, ChunkHit, Paper
 
 PAGE = 1000
-
-
-def content_hash(p: Paper) -> str:
-    """Changes when anything a user gave for the paper changes (a derived title does not count)."""
-    parts = [p.abstract, p.venue, str(p.year or ""), p.url, "|".join(p.authors), "|".join(p.keywords)]
-    if not p.title_derived:
-        parts.append(p.title)
-    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:20]
-
-
-def where_clause(filters: Filters | None) -> dict[str, Any] | None:
-    """The Chroma ``where`` for validated filters (venue, year, has_code), or None for no filter."""
-    conds: list[dict[str, Any]] = []
-    if filters is not None:
-        if filters.venue is not None:
-            conds.append({"venue": filters.venue})
-        if filters.year is not None:
-            conds.append({"year": filters.year})
-        if filters.has_code:
-            conds.append({"has_code": True})
-    if not conds:
-        return None
-    return conds[0] if len(conds) == 1 else {"$and": conds}
-
-
-def paper_metadata(p: Paper, n_chunks: int, ingested_at: float = 0.0) -> dict[str, Any]:
-    meta: dict[str, Any] = {
-        "paper_id": p.paper_id,
-        "title": p.title,
-        "title_derived": p.title_derived,
-        "venue": p.venue,
-        "url": p.url,
-        "authors": json.dumps(list(p.authors), ensure_ascii=False),
-        "keywords": json.dumps(list(p.keywords), ensure_ascii=False),
-        "code_urls": json.dumps(list(p.code_urls)),
-        "has_code": p.has_code,
-        "source": p.source,
-        "hash": content_hash(p),
-        "n_chunks": n_chunks,
-        "ingested_at": ingested_at,  # when this record was written: derived indexes fetch what changed since
-    }
-    if p.year is not None:
-        meta["year"] = p.year
-    return meta
-
-
-def paper_from_record(pid: str, document: str | None, meta: dict[str, Any]) -> Paper:
-    return Paper(
-        paper_id=pid,
-        title=str(meta.get("title", "")),
-        abstract=document or "",
-        venue=str(meta.get("venue", "")),
-        year=int(meta["year"]) if "year" in meta else None,
-        url=str(meta.get("url", "")),
-        authors=tuple(json.loads(str(meta.get("authors", "[]")))),
-        keywords=tuple(json.loads(str(meta.get("keywords", "[]")))),
-        code_urls=tuple(json.loads(str(meta.get("code_urls", "[]")))),
-        title_derived=bool(meta.get("title_derived", False)),
-        source=str(meta.get("source", "")),
-    )
-
-
-@dataclass(frozen=True)
-class StoredPaper:
-    hash: str
-    n_chunks: int
-    title: str
 
 
 class Store:
@@ -106,7 +38,7 @@ class Store:
         self.settings = settings
         self.embedder_id = embedder_id
         self.dim = dim
-        self.client = _Guarded(_client(settings), settings)
+        self.client = Guarded(connect(settings), settings)
         name = settings.collection
         try:
             self.chunks = self.client.get_or_create_collection(
@@ -121,9 +53,9 @@ class Store:
         except StoreError:
             raise
         except Exception as e:  # chromadb raises many kinds; the user needs the path and the reason
-            raise StoreError(f"cannot open {settings.describe()}: {_reason(e, settings)}") from e
-        self.chunks = _Guarded(self.chunks, settings)
-        self.papers = _Guarded(self.papers, settings)
+            raise StoreError(f"cannot open {settings.describe()}: {reason(e, settings)}") from e
+        self.chunks = Guarded(self.chunks, settings)
+        self.papers = Guarded(self.papers, settings)
         meta = self.papers.metadata or {}
         built_with = meta.get("embedder")
         if built_with and built_with != embedder_id:
@@ -344,99 +276,3 @@ def read_only_snapshot(settings: StoreSettings) -> StoreSettings | None:
     except OSError as e:
         raise StoreError(f"the data directory {settings.data_dir} is read-only and could not be copied: {e}") from e
     return settings.model_copy(update={"data_dir": copy})
-
-
-def _client(settings: StoreSettings) -> Any:
-    """An embedded PersistentClient, an HttpClient for a `chroma run` server, or a CloudClient."""
-    import chromadb
-    from chromadb.config import Settings as ChromaSettings
-
-    chroma_settings = ChromaSettings(anonymized_telemetry=False, allow_reset=False)
-    try:
-        if settings.mode == "cloud":
-            key = settings.chroma_cloud_api_key.get_secret_value() if settings.chroma_cloud_api_key else None
-            return chromadb.CloudClient(
-                tenant=settings.chroma_tenant,
-                database=settings.chroma_database,
-                api_key=key,
-                settings=chroma_settings,
-            )
-        if settings.mode == "server":
-            headers = dict(settings.chroma_headers)
-            if settings.chroma_token is not None:
-                headers["Authorization"] = f"Bearer {settings.chroma_token.get_secret_value()}"
-            return chromadb.HttpClient(
-                host=settings.chroma_host,
-                port=settings.chroma_port,
-                ssl=settings.chroma_ssl,
-                headers=headers or None,
-                settings=chroma_settings,
-                tenant=settings.chroma_tenant,
-                database=settings.chroma_database,
-            )
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(path=str(settings.data_dir), settings=chroma_settings)
-    except Exception as e:
-        raise StoreError(f"cannot open {settings.describe()}: {_reason(e, settings)}") from e
-
-
-# Reads that an embedded store answers from files another process may be writing (an ingest in another
-# terminal): Chroma then raises an InternalError ("Error finding id") for a moment, until the writer's batch is
-# committed. A read is retried after these pauses (about 2 s in all); a write or any other error is not.
-READS = frozenset({"query", "get", "count", "peek"})
-READ_RETRY_PAUSES = (0.05, 0.15, 0.45, 1.35)
-
-
-def _transient(e: BaseException) -> bool:
-    """An error a retried read may not meet again: Chroma's InternalError (a concurrent writer's commit)."""
-    return type(e).__name__ == "InternalError"
-
-
-class _Guarded:
-    """A Chroma client or collection whose failures become one-line :class:`StoreError` s.
-
-    An HttpClient reconnects on its next request, so when a server comes back the next call succeeds.
-    A read that meets a concurrent writer's half-done commit is retried (``READ_RETRY_PAUSES``); ``sleep``
-    is injectable so that tests count the retries instead of waiting.
-    """
-
-    def __init__(self, target: Any, settings: StoreSettings, sleep: Callable[[float], None] = time.sleep) -> None:
-        self._target = target
-        self._settings = settings
-        self._sleep = sleep
-        self.retries = 0  # reads retried so far (a count for tests and logs)
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._target, name)
-        if not callable(attr):
-            return attr
-        pauses = READ_RETRY_PAUSES if name in READS else ()
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            for attempt in range(len(pauses) + 1):
-                try:
-                    return attr(*args, **kwargs)
-                except StoreError:
-                    raise
-                except Exception as e:
-                    if attempt < len(pauses) and _transient(e):
-                        self.retries += 1
-                        self._sleep(pauses[attempt])
-                        continue
-                    hint = "" if self._settings.mode == "embedded" else " (is it running? the next request reconnects)"
-                    raise StoreError(f"{self._settings.describe()} failed: {_reason(e, self._settings)}{hint}") from e
-            raise AssertionError("unreachable")  # pragma: no cover
-
-        return call
-
-
-def _reason(e: BaseException, settings: StoreSettings) -> str:
-    """A one-line reason, with any configured secret removed."""
-    text = " ".join(str(e).split()) or type(e).__name__
-    for secret in (settings.chroma_token, settings.chroma_cloud_api_key):
-        if secret is not None and secret.get_secret_value():
-            text = text.replace(secret.get_secret_value(), "***")
-    for value in settings.chroma_headers.values():
-        if value:
-            text = text.replace(value, "***")
-    return text[:300]

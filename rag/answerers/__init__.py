@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..index import Index
-from ..lexicon import Lexicon
-from ..retrieval import FusionRetriever
+from ..read.lexicon import Lexicon
+from ..retrieve.index import Index
+from ..retrieve.retrieval import FusionRetriever
 from ..settings import Settings
 from .base import Answerer, Request
 from .extractive import ExtractiveAnswerer

@@ -1,7 +1,7 @@
 """Answers without an LLM, for every intent of a plan: a list, a count, an overview in groups, a factoid quote, or
 a plain "nothing matches".
 
-Lists, counts and overviews come from the matcher (:mod:`rag.match`): every paper that meets the plan, each with
+Lists, counts and overviews come from the matcher (:mod:`rag.decide.match`): every paper that meets the plan, each with
 verbatim evidence. The answer says how the question was read ("Found 60 papers matching “reinforcement learning”
 **and** “robotic manipulation”") and what was searched instead of a misspelt word. A factoid question is answered
 by quoting the best sentence of the best-ranked paper, preferring papers that name the method the question names.
@@ -19,14 +19,15 @@ import numpy as np
 from vectorstore.text import content_stems, stems, tokens
 from vectorstore.types import Filters, Paper
 
-from ..groups import cluster, group_count, names
-from ..index import Index
-from ..match import FacetMatcher, Match, best_sentence, passes
-from ..membership import shipped as shipped_membership
-from ..retrieval import Candidate, FusionRetriever, Query
+from ..decide.evidence import best_sentence
+from ..decide.match import FacetMatcher, Match, passes
+from ..decide.membership import shipped as shipped_membership
+from ..retrieve.index import Index
+from ..retrieve.retrieval import Candidate, FusionRetriever, Query
 from ..settings import AnswerSettings
 from ..types import Answer, Citation, Hit, QueryPlan
 from .base import Answerer, Request
+from .groups import cluster, group_count, names
 
 _NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*)\b")
 _NUMERIC_Q = re.compile(r"^\s*(?:what|how\s+(?:much|many|large|big|fast|long|well)|by\s+how\s+much)\b", re.IGNORECASE)

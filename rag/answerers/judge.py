@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 from vectorstore.text import sentences
 from vectorstore.types import Paper
 
-from ..chain import describe_error, format_context, judge_chain, structured
-from ..citations import ContextPaper
+from ..decide.citations import ContextPaper
 from ..settings import LLMSettings
 from ..types import Verdicts
+from .chain import describe_error, format_context, judge_chain, structured
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from ..meter import Meter
+    from .meter import Meter
 
 log = logging.getLogger("askpapers")
 

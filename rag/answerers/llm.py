@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING
 
 from vectorstore.text import content_stems
 
-from ..chain import build_llm, condense_chain, describe_error, format_context, format_history, structured
-from ..citations import Checked, ContextPaper, check
-from ..index import Index
-from ..lexicon import Lexicon
-from ..match import Match
-from ..query import plan
-from ..retrieval import FusionRetriever, Query
+from ..decide.citations import Checked, ContextPaper, check
+from ..decide.match import Match
+from ..read.lexicon import Lexicon
+from ..read.query import plan
+from ..retrieve.index import Index
+from ..retrieve.retrieval import FusionRetriever, Query
 from ..settings import AnswerSettings, LLMSettings
 from ..types import Answer, Citation, Condensed, Facet, Progress
 from .base import Answerer, Request
+from .chain import build_llm, condense_chain, describe_error, format_context, format_history, structured
 from .extractive import LATIN, ExtractiveAnswerer, md, preface, reading
 from .judge import judge
 from .mapreduce import Generation, NothingRead, Synthesis
@@ -40,7 +40,7 @@ from .mapreduce import Generation, NothingRead, Synthesis
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from ..meter import Meter
+    from .meter import Meter
 
 log = logging.getLogger("askpapers")
 
@@ -65,7 +65,7 @@ class LLMAnswerer(Answerer):
         self.lexicon = lexicon
 
     def stream(self, request: Request) -> Iterator[str | Progress | Answer]:
-        from ..meter import Meter  # (LangChain is imported only once a model is used)
+        from .meter import Meter  # (LangChain is imported only once a model is used)
 
         meter, run = Meter(), Generation()
         try:

@@ -1,0 +1,82 @@
+"""Follow-ups: the papers of the previous answer, worked out once per question.
+
+An assistant message may carry the ids of the papers it cited (the web app, ``askpapers chat`` and API callers
+that pass them back): then those are the previous answer's papers. When a caller sends plain-text history
+instead, the earlier questions are answered again, oldest first and each once (a follow-up among them narrows
+the one before it), and the result is cached until the store changes. No recursion.
+
+:class:`FollowUps` is given the parts it needs (the index, the corpus lexicon, the extractive answerer) and the
+history; it never calls back into the facade.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from vectorstore.types import Filters
+
+from ..read.inputs import missing_ids
+from ..read.lexicon import Lexicon
+from ..read.query import plan
+from ..retrieve.index import Index
+from ..types import Message, QueryPlan
+from .base import Answerer, Request
+
+CHAIN = 5  # earlier questions re-derived at most (a longer chain of follow-ups starts from the whole corpus)
+CACHE = 256  # re-derived answers kept
+
+
+def previous_questions(history: Sequence[Message]) -> list[str]:
+    """The user's earlier questions, oldest first."""
+    return [m.content for m in history if m.role == "user" and m.content.strip()]
+
+
+class FollowUps:
+    """The previous answer's papers, from the ids the history carries or by answering its questions again (with
+    ``answerer``, the extractive one, reading them with ``lexicon`` over ``index``)."""
+
+    def __init__(self, index: Index, lexicon: Lexicon, answerer: Answerer) -> None:
+        self._index = index
+        self._lexicon = lexicon
+        self._answerer = answerer
+        self._cache: OrderedDict[tuple[object, ...], list[str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _read(self, question: str) -> QueryPlan:
+        with self._index.pinned():
+            return plan(question, self._lexicon)
+
+    def _answer_ids(self, question: str, filters: Filters, within: list[str] | None, k: int | None) -> list[str]:
+        """The papers an earlier question's answer cited (none when it names a paper id the store lacks)."""
+        request = Request(question, self._read(question), filters=filters, k=k, within=within)
+        if missing_ids(question, self._index):
+            return []
+        return self._answerer.answer(request).paper_ids
+
+    def previous_papers(
+        self, history: Sequence[Message], filters: Filters, revision: str, k: int | None = None
+    ) -> list[str] | None:
+        """The previous answer's papers (each answer of the chain cut at ``k``, as it was shown), or None when
+        there was no earlier question."""
+        for m in reversed(history):
+            if m.role == "assistant" and m.paper_ids is not None:
+                return list(m.paper_ids)
+            if m.role == "user":
+                break
+        chain = previous_questions(history)[-CHAIN:]
+        scope: list[str] | None = None
+        for i, question in enumerate(chain):
+            key = (tuple(chain[: i + 1]), filters, revision, k)
+            with self._lock:
+                cached = self._cache.get(key)
+            if cached is None:
+                within = scope if i > 0 and self._read(question).followup else None
+                cached = self._answer_ids(question, filters, within, k)
+                with self._lock:
+                    self._cache[key] = cached
+                    while len(self._cache) > CACHE:
+                        self._cache.popitem(last=False)
+            scope = cached
+        return scope

@@ -1,0 +1,57 @@
+"""The acronyms and long forms the papers define ("GNNs" for "graph neural networks"), read from their abstracts:
+the other spellings the matcher (:mod:`rag.decide.match`) finds a facet by."""
+
+from __future__ import annotations
+
+from vectorstore.text import acronym_definitions, stems
+
+from ..read.cues import is_acronym
+
+
+def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:
+    """Each alternative with the acronym or long form the texts define for it ("GNNs" ↔ "graph neural networks"),
+    and the acronyms they define for a kind of it: a phrase of two words or more with one modifier more, in front
+    ("LLMs", defined as "large language models", for "language models") or inside ("RNNs" for "recurrent
+    networks")."""
+    defs: dict[str, set[str]] = {}
+    kinds: dict[str, set[str]] = {}
+    for text in texts:
+        for long, acro in acronym_definitions(text):
+            key_long, key_acro = stems(long), " ".join(stems(acro))
+            defs.setdefault(" ".join(key_long), set()).add(acro)
+            defs.setdefault(key_acro, set()).add(long)
+            for i in range(len(key_long) - 1 if len(key_long) > 2 else 0):
+                kinds.setdefault(" ".join(key_long[:i] + key_long[i + 1 :]), set()).add(acro)
+    out: dict[str, list[str]] = {}
+    for alt in alternatives:
+        extra = sorted(defs.get(" ".join(stems(alt)), set()) | kinds.get(" ".join(stems(alt)), set()))
+        out[alt] = [alt, *(e for e in extra if len(e) > 2 or len(stems(alt)) == 1)]
+    return out
+
+
+def maybe_acronym(spelling: str) -> bool:
+    """One word that may be an acronym however it is typed: capitals, a digit, or at most six letters ("llms")."""
+    word = spelling.strip()
+    return " " not in word and (is_acronym(word) or any(c.isdigit() for c in word) or len(word.rstrip("s")) <= 6)
+
+
+def long_forms(acronyms: list[str], texts: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The long forms the texts define for the acronyms, commonest first: those defined by at least a quarter as
+    many texts as the commonest one (a stray definition of the same letters is not one); and how the texts
+    write each acronym (by its stems: "llm" -> "LLMs")."""
+    keys = {" ".join(stems(a)) for a in acronyms}
+    counts: dict[str, int] = {}
+    shown: dict[str, str] = {}
+    written: dict[str, str] = {}
+    for text in texts:
+        seen = set()
+        for long, acro in acronym_definitions(text):
+            key, key_acro = " ".join(stems(long)), " ".join(stems(acro))
+            if key_acro in keys and key not in keys and is_acronym(acro):
+                seen.add(key)
+                shown.setdefault(key, long.lower())
+                written.setdefault(key_acro, acro)
+        for key in seen:
+            counts[key] = counts.get(key, 0) + 1
+    top = max(counts.values(), default=0)
+    return [shown[k] for k in sorted(counts, key=lambda k: -counts[k]) if 4 * counts[k] >= top], written

@@ -1,0 +1,141 @@
+"""Whether a text states a phrase, and which of its sentences show it: the surface-form tests the matcher
+(:mod:`rag.decide.match`) and the snippets (:mod:`rag.decide.snippets`) decide with. Stems find the places, and
+:func:`vectorstore.text.same_term` checks the words there."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from vectorstore.text import (
+    STOPWORDS,
+    contains_phrase,
+    content_stems,
+    phrase_forms,
+    same_term,
+    sentence_spans,
+    stem,
+    stems,
+    tokens,
+)
+
+from ..read.cues import RELATIONAL
+from ..settings import AnswerSettings
+
+HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
+_COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
+_JOIN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
+
+
+def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False, within: str = "") -> str:
+    """The sentence of ``abstract`` that covers the most of ``terms`` (verbatim).
+
+    Ties go to the sentence inside ``within`` (the best-matching chunk), then to the earliest.
+    """
+    spans = sentence_spans(abstract)
+    if not spans:
+        return abstract
+    want = set(terms)
+    best, best_key = spans[0], (-1.0, 0, 0, 0)
+    for i, (s, e) in enumerate(spans):
+        sent = abstract[s:e]
+        got = want & set(stems(sent))
+        key = (
+            len(got) / max(len(want), 1),
+            int(prefer_numbers and bool(re.search(r"\d", sent))),
+            int(bool(within) and sent in within),
+            -i,
+        )
+        if key > best_key:
+            best, best_key = (s, e), key
+    return abstract[best[0] : best[1]]
+
+
+def topic_units(topic: str) -> list[str]:
+    """The parts of a topic a sentence must state: content words, and hyphenated compounds kept whole."""
+    units: list[str] = []
+    for word in topic.split():
+        if _COMPOUND.search(word):
+            if content_stems(word):
+                units.append(word.strip(".,;:!?\"'()"))
+        else:
+            units.extend(content_stems(word))
+    return list(dict.fromkeys(units))
+
+
+def coverage(units: list[str], text: str) -> float:
+    """Largest share of a topic's units (see :func:`topic_units`) found together in one sentence of ``text``.
+
+    A compound such as "vision-language" counts only where the sentence states it as a phrase, so
+    "language and vision tasks" does not cover it.
+    """
+    if not units:
+        return 0.0
+    best = 0.0
+    for s, e in sentence_spans(text):
+        sentence = text[s:e]
+        words = set(stems(sentence))
+        forms: set[str] | None = None
+        found = 0
+        for u in units:
+            if _COMPOUND.search(u):
+                forms = forms if forms is not None else phrase_forms(sentence)
+                found += contains_phrase(forms, u)
+            else:
+                found += u in words
+        best = max(best, found / len(units))
+    return best
+
+
+@lru_cache(maxsize=20_000)
+def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """A text's lower-case words, and where each stem occurs (hyphenated words split)."""
+    words = tuple(tokens(text))
+    where: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        where.setdefault(stem(w), []).append(i)
+    return words, {k: tuple(v) for k, v in where.items()}
+
+
+def states(text: str, phrase: str) -> bool:
+    """Whether ``text`` states ``phrase``: its words in a row, each the same term as the phrase's word.
+
+    Stems find the places; :func:`vectorstore.text.same_term` checks the surface forms there, so "conformal
+    prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
+    private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts.
+    """
+    want = tokens(phrase)
+    if not want:
+        return False
+    words, where = _token_index(text)
+    for start in where.get(stem(want[0]), ()):
+        if start + len(want) <= len(words) and all(same_term(w, words[start + j]) for j, w in enumerate(want)):
+            return True
+    if len(want) > 1:
+        joined = "".join(want)
+        if any(same_term(joined, words[i]) for i in where.get(stem(joined), ())):
+            return True
+    elif _JOIN.search(text):
+        jw, jwhere = _token_index(_JOIN.sub("", text))
+        return any(same_term(want[0], jw[i]) for i in jwhere.get(stem(want[0]), ()))
+    return False
+
+
+def holds_words(text: str, phrase: str) -> bool:
+    """Whether ``text`` holds every content word of ``phrase`` (as the same term), anywhere; the second part of a
+    relational compound need not be there ("language-guided" is held by "language")."""
+    want = [w for w in tokens(phrase) if w not in STOPWORDS and w not in RELATIONAL]
+    if not want:
+        return False
+    words, where = _token_index(text)
+    return all(any(same_term(w, words[i]) for i in where.get(stem(w), ())) for w in want)
+
+
+def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) -> bool:
+    """Whether a paper meets a topic: it states the phrase, or it is very close in embedding space and one
+    sentence holds half the topic's words, or it is close and one sentence holds all of them."""
+    return (
+        phrase
+        or (similarity >= rule.dense_alone and cover >= HALF)
+        or (cover >= 1.0 and similarity >= rule.dense_with_terms)
+    )

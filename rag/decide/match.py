@@ -1,0 +1,401 @@
+"""The matcher: every paper that meets every facet of a plan, each with verbatim evidence, one sentence a facet.
+
+A paper meets a facet when its abstract (or real title) states one of the facet's spellings (the question's
+phrase, an acronym the corpus defines for it, other forms of its words; compared on surface forms, so words that
+only share a stem do not count), or, failing that, when its best chunk is close enough in embedding space and
+one sentence covers the facet's words (:func:`rag.decide.evidence.decide`). It meets the plan when it meets every
+facet and no excluded one. The matcher reads papers only through :class:`~rag.retrieve.index.Index`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from vectorstore.errors import StoreError
+from vectorstore.text import STOPWORDS, content_stems, stems, tokens
+from vectorstore.types import ChunkHit, Filters, Paper
+
+from ..read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
+from ..read.query import core_text
+from ..retrieve.index import Index
+from ..retrieve.retrieval import FusionRetriever, Query
+from ..settings import AnswerSettings
+from ..types import Facet, QueryPlan
+from .acronyms import long_forms, maybe_acronym, spellings
+from .evidence import best_sentence, coverage, decide, holds_words, states, topic_units
+from .membership import FEATURES, RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
+
+_STRICT = FEATURES.index("strict")
+
+
+@dataclass
+class _Place:
+    rank: int
+    gap: float
+    similarity: float
+    snippet: str
+
+
+log = logging.getLogger("askpapers")
+NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
+LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
+DEFINERS = 60  # papers read for the acronyms and long forms they define for a facet
+HEAD_SHARE = 0.25  # a shorter form in this share of papers or more is too common to find a facet by
+# a phrase without its first modifier names it only if this share of the papers stating it state the whole
+CORE_SHARE = 0.2
+VAGUE = (
+    GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
+)
+
+
+@dataclass
+class Match:
+    paper: Paper
+    score: float
+    evidence: str  # the first evidence sentence
+    phrase: bool  # every facet met by a stated phrase
+    similarity: float
+    sentences: list[str] = field(default_factory=list)  # one verbatim sentence per facet (fewer if shared)
+    probability: float = 1.0  # that the paper answers the question (rag.decide.membership)
+    strict: bool = True  # meets every required facet by the matcher's rule
+
+
+def _text_of(p: Paper) -> str:
+    return p.abstract if p.title_derived else f"{p.title}. {p.abstract}"
+
+
+def _unrelational(phrase: str) -> str:
+    """The phrase's words without the relating parts of its compounds ("language-guided" -> "language")."""
+    return " ".join(w for w in tokens(phrase) if w not in RELATIONAL)
+
+
+@dataclass
+class _FacetHit:
+    """How one paper meets one facet."""
+
+    score: float
+    phrase: bool
+    similarity: float
+    evidence: str
+    loose: bool = False  # met only by its words somewhere, or a shorter form
+
+
+Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
+
+
+class FacetMatcher:
+    """Every paper that meets every facet of a plan and none of its exclusions, each with verbatim evidence."""
+
+    def __init__(
+        self, index: Index, rule: AnswerSettings, retriever: FusionRetriever | None = None,
+        membership: Membership | None = None,
+    ) -> None:  # fmt: skip
+        self.index = index
+        self.rule = rule
+        self.retriever = retriever
+        self.membership = membership
+
+    def _dense(self, facet: Facet, filters: Filters | None, within: list[str] | None) -> dict[str, ChunkHit]:
+        """Each paper's most similar chunk to any of the facet's first spellings."""
+        best: dict[str, ChunkHit] = {}
+        for spelling in facet.all_spellings()[: self.rule.dense_spellings]:
+            if within is not None:
+                hits = self.index.best_chunks_within(spelling, within)
+            else:
+                hits = self.index.best_chunks(spelling, self.rule.dense_topic_chunks, filters)
+            for pid, hit in hits.items():
+                if pid not in best or hit.similarity > best[pid].similarity:
+                    best[pid] = hit
+        return best
+
+    def _pool(
+        self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False,
+        cores: Sequence[str] = (),
+    ) -> Pool:  # fmt: skip
+        """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
+        with ``loose`` any query holding its words) and those whose best chunk is close enough; nothing else
+        needs to be read."""
+        dense = self._dense(facet, filters, within)
+        if within is not None:
+            return set(within), dense
+        n = max(1, self.index.size())  # every paper that states it: the count is the true total, whatever k is
+        hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), n, filters)]
+        found = set(hits)
+        # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks")
+        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(hits[:DEFINERS]).values()])
+        extra = [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
+        if extra:
+            found |= {pid for pid, _ in self.index.phrase_search(extra, n, filters)}
+        if loose:
+            held = [_unrelational(s) for s in facet.all_spellings()]  # as holds_words reads them
+            found |= {pid for pid, _ in self.index.all_words_search([h for h in held if h], n, filters)}
+            found |= {pid for pid, _ in self.index.phrase_search(list(cores), n, filters)}
+        found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
+        return found, dense
+
+    def _defined(self, facet: Facet, filters: Filters | None) -> Facet:
+        """The facet with the long forms the corpus defines for its acronyms, first, so that an acronym and its
+        long form are read alike ("LLMs", "llms" and "large language models"; the long form's embedding says
+        more), and an acronym typed in lower case as the corpus writes it; an acronym inside a phrase is spelled
+        out too ("deep RL" is also "deep reinforcement learning"). The other way round needs nothing: the
+        acronyms defined for a long form are read from each paper (:func:`spellings`), and a short acronym
+        searched on its own would find its other meanings ("CL")."""
+        groups = facet.groups()
+        inner = sorted({w for g in groups for s in g if " " in s.strip() for w in s.split() if is_acronym(w)})
+        if not inner and not any(maybe_acronym(s) for g in groups for s in g):
+            return facet
+        hits = [pid for pid, _ in self.index.phrase_search([*facet.all_spellings(), *inner], DEFINERS, filters)]
+        texts = [p.abstract for p in self.index.papers(hits).values()]
+        spelled = {w: long_forms([w], texts)[0][:1] for w in inner}
+        out = []
+        for group in groups:
+            longs, written = long_forms([s for s in group if maybe_acronym(s)], texts)
+            longs += [" ".join(spelled[w][0] if spelled.get(w) else w for w in s.split()) for s in group if " " in s]
+            longs = [f for f in dict.fromkeys(longs) if all(stems(f) != stems(s) for s in group)]
+            same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
+            out.append(tuple(dict.fromkeys([*longs, *same])))
+        return replace(facet, spellings=tuple(out))
+
+    def _cores(self, facet: Facet) -> list[str]:
+        """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:
+        the phrase without a generic head ("diffusion" of "diffusion models"), and the phrase without its first
+        modifier ("manipulation" of "robotic manipulation", "neural networks" of "deep neural networks") when the
+        corpus says the modifier is what the shorter form usually means: at least :data:`CORE_SHARE` of the papers
+        stating the shorter form state the whole phrase ("inference" does not name "variational inference")."""
+        size = max(1, self.index.size())
+        forms: list[str] = []
+        for s in facet.all_spellings():
+            words = [w for w in tokens(s) if w not in STOPWORDS]
+            if len(words) < 2:
+                continue
+            rest = " ".join(words[1:])
+            if rest not in VAGUE and words[1] not in RELATIONAL:
+                whole, short = self.index.phrase_count(s), self.index.phrase_count(rest)
+                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
+                    forms.append(rest)
+            if len(words) > 2 and words[-2] in RELATIONAL:  # "retrieval-augmented" of "retrieval-augmented generation"
+                modifier = " ".join(words[:-1])
+                whole, short = self.index.phrase_count(s), self.index.phrase_count(modifier)
+                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
+                    forms.append(modifier)
+            if words[-1] in GENERIC_HEADS | MODEL_HEADS:
+                head = " ".join(words[:-1])
+                if head not in VAGUE and 0 < self.index.phrase_count(head) < HEAD_SHARE * size:
+                    forms.append(head)
+        return list(dict.fromkeys(forms))
+
+    def _similarities(self, facets: list[Facet], pools: list[Pool], ids: list[str]) -> None:
+        """Each candidate's embedding similarity to each facet, for those not among the facet's nearest chunks."""
+        if not ids:
+            return
+        vectors = self.index.vectors(ids)
+        queries = self.index.embedder.embed([f.all_spellings()[0] for f in facets])
+        for (_, dense), query in zip(pools, queries, strict=True):
+            for pid, vec in vectors.items():
+                sim = float(vec @ query)
+                if pid not in dense or dense[pid].similarity < sim:
+                    dense[pid] = ChunkHit(pid, dense[pid].text if pid in dense else "", sim)
+
+    def meets(
+        self, p: Paper, facet: Facet, variants: dict[str, list[str]], dense: dict[str, ChunkHit], loose: bool = False,
+        cores: Sequence[str] | None = None,
+    ) -> _FacetHit | None:  # fmt: skip
+        """How the paper meets the facet through its best alternative (None when it does not).
+
+        With ``loose`` (a facet of a question with several), a paper that holds every word of a spelling somewhere
+        in its abstract also meets it, at a lower score: the other facets already say what the paper is about; so
+        does one that states a shorter form of it (``cores``: the facet's :meth:`_cores`, looked up here if not
+        given; a caller matching many papers passes them, since each lookup counts phrases in the index).
+        """
+        text = _text_of(p)
+        hit = dense.get(p.paper_id)
+        sim, chunk = (hit.similarity, hit.text) if hit else (0.0, "")
+        best: _FacetHit | None = None
+        for group in facet.groups():
+            phrase = any(states(text, v) for s in group for v in variants.get(s, [s]))
+            cov = max(coverage(topic_units(s), p.abstract) for s in group)
+            if not decide(phrase, sim, cov, self.rule):
+                continue
+            score = (1.0 if phrase else 0.0) + cov * 0.5 + sim
+            if best is None or score > best.score:
+                terms = content_stems(group[0])
+                best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
+        if best is None and loose:
+            cores = self._cores(facet) if cores is None else cores
+            for group in facet.groups():
+                forms = [v for s in group for v in variants.get(s, [s])]
+                held = [v for v in forms if holds_words(text, v)]
+                if not held:  # a shorter form that still names it
+                    held = [c for c in cores if states(text, c)]
+                if held:
+                    terms = content_stems(held[0])
+                    evidence = best_sentence(p.abstract, terms, within=chunk)
+                    return _FacetHit(LOOSE_SCORE + sim, False, sim, evidence, loose=True)
+        return best
+
+    def candidates(
+        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None
+    ) -> tuple[list[CandidateEvidence], dict[str, Paper]]:
+        """Every candidate for the plan's answer set, with its evidence per facet (see :mod:`rag.decide.membership`):
+        the papers in every required facet's pool (all that state a spelling, so counts are complete), the near
+        misses, and the top of the reranked search for the question."""
+        facets = [self._defined(f, filters) for f in plan.facets if not f.optional]
+        optional = [f for f in plan.facets if f.optional]
+        if not facets:
+            return [], {}
+        loose = len(facets) > 1
+        cores = [self._cores(f) if loose else [] for f in facets]  # (the same for every paper: looked up once)
+        pools = [self._pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
+        ids = [pid for pid in (within if within is not None else sorted(pools[0][0])) if pid in pools[0][0]]
+        for found, _ in pools[1:]:
+            ids = [pid for pid in ids if pid in found]
+        if len(facets) > 1 and within is None:  # in every pool but one: may meet that one by similarity alone
+            ids += self._near(facets, pools, ids)
+        ranked = self._ranked(plan, facets, filters, within)
+        pooled = set(ids)
+        ids += [pid for pid in ranked if pid not in pooled]
+        papers = self.index.papers(ids)
+        if filters is not None and within is not None:
+            papers = {pid: p for pid, p in papers.items() if passes(p, filters)}
+        if loose:  # (one facet: its dense pool has the similarities that matter)
+            self._similarities(facets, pools, list(papers))
+        texts = [p.abstract for p in papers.values()]
+        variants_of = [spellings(f.all_spellings(), texts) for f in [*facets, *optional]]
+        kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
+        topic = content_stems(" ".join(f.alternatives[0] for f in facets))
+        out = []
+        for pid, p in papers.items():
+            if pid not in kept:
+                continue
+            evs = []
+            score = 0.0
+            for f, (_, dense), v, c in zip(facets, pools, variants_of, cores, strict=False):
+                hit = self.meets(p, f, v, dense, loose, c)
+                sim = dense[pid].similarity if pid in dense else 0.0
+                cov = max(coverage(topic_units(s), p.abstract) for g in f.groups() for s in g[:1])
+                if hit is not None:
+                    score += hit.score
+                    evs.append(FacetEvidence(True, hit.phrase, hit.loose, cov, sim, f.weight, hit.evidence))
+                else:
+                    evs.append(FacetEvidence(False, False, False, cov, sim, f.weight))
+            opt = []
+            for f, v in zip(optional, variants_of[len(facets) :], strict=True):
+                hit = self.meets(p, f, v, {})
+                opt.append(FacetEvidence(hit is not None, bool(hit and hit.phrase), False, 0.0, 0.0, f.weight,
+                                         hit.evidence if hit else ""))  # fmt: skip
+                score += 0.5 * hit.score if hit else 0.0
+            sentences = _in_order(p.abstract, [e.evidence for e in [*evs, *opt] if e.evidence])
+            if not sentences:
+                hit_ = ranked.get(pid)
+                sentences = [best_sentence(p.abstract, topic, within=hit_.snippet if hit_ else "")]
+            r = ranked.get(pid)
+            place = Ranked(r.rank, r.gap, r.similarity) if r else Ranked()
+            out.append(CandidateEvidence(pid, evs, opt, place, score, sentences, pid in pooled))
+        return out, papers
+
+    def _ranked(
+        self, plan: QueryPlan, facets: list[Facet], filters: Filters | None, within: list[str] | None
+    ) -> dict[str, _Place]:
+        """The top of the fused, reranked search for the question's topic (the search a user runs)."""
+        if self.retriever is None:
+            return {}
+        query = Query(core_text(plan), tuple(plan.alternatives), tuple(tuple(f.all_spellings()) for f in facets))
+        try:
+            cands = self.retriever.retrieve(query, filters)
+        except StoreError as e:  # (Chroma mid-write: the facets' own searches still find every stating paper)
+            log.warning("askpapers: the ranked search failed, answering from the facets' searches: %s", e)
+            return {}
+        if within is not None:
+            keep = set(within)
+            cands = [c for c in cands if c.paper_id in keep]
+        cands = cands[:RANKED]
+        top = cands[0].score if cands else 0.0
+        return {c.paper_id: _Place(i, top - c.score, c.similarity, c.snippet) for i, c in enumerate(cands, 1)}
+
+    def match(
+        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None, near: list[Match] | None = None
+    ) -> list[Match]:
+        """The papers in the plan's answer set, best first: all of them (the caller shows as many as it wants).
+
+        Membership is the learned decision of :mod:`rag.decide.membership` over :meth:`candidates` (without a model,
+        meeting every required facet). Optional facets need not hold; a paper that meets one ranks higher, and its
+        sentence for it joins the evidence. Given a ``near`` list, the closest candidates left out are added to
+        it, most probable first, for a judge to look at.
+        """
+        cands, papers = self.candidates(plan, filters, within)
+        if not cands:
+            return []
+        n_strict = sum(all(f.met for f in c.facets) for c in cands)
+        model = self.membership
+        rows = [features(c, n_strict) for c in cands]
+        probs = model.probabilities(rows).tolist() if model is not None else [float(r[_STRICT]) for r in rows]
+        cut = model.cut if model is not None else 0.5
+        every: list[Match] = []
+        # papers that miss exactly one facet and that the model finds borderline: their probability
+        one_off: dict[str, float] = {}
+        for c, prob, row in zip(cands, probs, rows, strict=True):
+            if sum(not f.met for f in c.facets) == 1 and prob >= cut / 2:
+                one_off[c.paper_id] = prob
+            met = [f for f in c.facets if f.met]
+            # (a paper only the ranking found, close to a facet it does not state, is a relaxed answer at most)
+            strict = len(met) == len(c.facets) and c.pooled
+            every.append(Match(papers[c.paper_id], c.score, c.sentences[0], all(f.phrase for f in c.facets),
+                               max((f.similarity for f in met), default=c.ranked.similarity), c.sentences,
+                               round(1.0 if strict else prob if eligible(row) else 0.0, 4), strict))  # fmt: skip
+        # every paper that meets every facet, however many (a count is a true total); when none does, the papers
+        # that meet all facets but one and come close to it, if the model finds them probable: a relaxed answer,
+        # which says so (Match.strict)
+        matches = [m for m in every if m.strict] or [m for m in every if m.probability >= cut]
+        matches.sort(key=lambda m: (-m.probability, -m.score, m.paper.title))
+        if near is not None:  # for a judge: the papers left out that miss one facet only, most probable first
+            kept = {m.paper.paper_id for m in matches}
+            left = [m for m in every if m.paper.paper_id not in kept and m.paper.paper_id in one_off]
+            near += sorted(left, key=lambda m: (-one_off[m.paper.paper_id], m.paper.title))
+        return matches
+
+    def _near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:
+        """Papers in the pools of all facets but one, whose embedding is close to that facet's text."""
+        seen = set(have)
+        extra: list[str] = []
+        for k, facet in enumerate(facets):
+            others = [found for j, (found, _) in enumerate(pools) if j != k]
+            cands = sorted(pid for pid in set.intersection(*others) if pid not in seen and pid not in pools[k][0])
+            if not cands:
+                continue
+            query = self.index.embed(facet.all_spellings()[0])
+            for pid, vec in self.index.vectors(cands[:NEAR_MAX]).items():
+                sim = float(vec @ query)
+                if sim >= self.rule.dense_with_terms:
+                    pools[k][1].setdefault(pid, ChunkHit(pid, "", sim))
+                    pools[k][0].add(pid)
+                    extra.append(pid)
+                    seen.add(pid)
+        return extra
+
+    def without_excluded(self, plan: QueryPlan, papers: list[Paper], filters: Filters | None) -> list[Paper]:
+        """The papers that meet no excluded facet (judged by the same rule as an included one)."""
+        if not plan.excluded or not papers:
+            return papers
+        texts = [p.abstract for p in papers]
+        out = set()
+        for facet in plan.excluded:
+            dense = self._dense(facet, filters, [p.paper_id for p in papers])
+            variants = spellings(facet.all_spellings(), texts)
+            out |= {p.paper_id for p in papers if self.meets(p, facet, variants, dense) is not None}
+        return [p for p in papers if p.paper_id not in out]
+
+
+def passes(p: Paper, filters: Filters) -> bool:
+    """Whether a paper passes the filters (for papers taken from a previous answer)."""
+    return (
+        (filters.venue is None or p.venue == filters.venue)
+        and (filters.year is None or p.year == filters.year)
+        and (not filters.has_code or p.has_code)
+    )
+
+
+def _in_order(abstract: str, sentences: list[str]) -> list[str]:
+    """The distinct evidence sentences, in the order the abstract has them."""
+    return sorted(dict.fromkeys(sentences), key=abstract.find)

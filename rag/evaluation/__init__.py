@@ -1,0 +1,1 @@
+"""Evaluation: the eval runs over labelled questions, their metrics, generated phrasings."""

@@ -1,0 +1,276 @@
+"""What a question asks besides its topic: the short list of request words people wrap a topic in, its tokens, the
+misspelt words corrected, the acronyms it defines, the filters it states in words ("from 2024", "at ICML", "with
+code") and its intent (a set of papers, a count, an overview, a fact about a named method).
+
+The lists hold request words and cue words only, never topics: what is a topic is decided by the corpus
+(:mod:`rag.read.query`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from vectorstore.text import STOPWORDS
+from vectorstore.types import Filters
+
+from ..types import Intent
+from .lexicon import Lexicon
+
+# -- the one short list of request words: what people wrap a topic in, never the topic itself ---------------------
+REQUEST_WORDS = frozenset(
+    """
+    which what whats how papers paper works work studies study articles article publications publication research
+    literature abstracts abstract results show list find give get got tell search look looking want need like love
+    interested know see me us i im ive id my our you your please pls plz thanks thank thx hi hello hey anything
+    something everything stuff things thing ones one good great nice cool interesting relevant notable important
+    best top recent latest new newest current existing use uses using used utilize utilizes utilise utilises
+    apply applies applying employ employs employing leverage leverages leveraging study studying investigate
+    investigates investigating explore explores exploring examine examines examining address addresses addressing
+    tackle tackles tackling propose proposes proposing introduce introduces introducing present presents
+    presenting develop develops developing focus focuses focusing involve involves involving consider considers
+    considering discuss discusses discussing mention mentions mentioning deal deals dealing concern concerns
+    concerning regarding related relating relate relates cover covers covering talk talks talking centered
+    centred topic topics area areas field fields subject theme themes idea ideas notion concept approach approaches
+    method methods technique techniques there exist exists available corpus collection currently kind kinds type
+    types sort sorts can could would should does do did is are was were be been any some all every but also
+    among amongst however especially particularly specifically mainly build builds building built rely relies
+    relying extend extends extending employ adopt adopts adopting utilizing
+    """.split()  # noqa: SIM905
+)
+LINKS = frozenset(
+    {
+        "for", "in", "with", "on", "to", "via", "of", "under", "across", "into", "towards", "toward", "against", "over",
+        "through", "within", "from", "by",
+    }
+)  # fmt: skip
+LINK_VERBS = frozenset({"applied", "combined", "based", "using", "use", "uses"})  # "applied to", "X using Y"
+# second parts of hyphenated modifiers that relate the first part rather than name a topic ("language-guided")
+RELATIONAL = frozenset(
+    {
+        "guided", "based", "driven", "aware", "conditioned", "augmented", "enhanced", "informed", "specific",
+        "dependent", "agnostic", "free", "centric", "oriented", "level",
+    }
+)  # fmt: skip
+# … of which these are participles: "navigation guided by language" is "language-guided navigation"
+RELATIONAL_VERBS = frozenset({"guided", "driven", "conditioned", "augmented", "enhanced", "informed"})
+OR_WORDS = frozenset({"or", "and/or", "either", "nor"})
+NOT_WORDS = frozenset({"not", "without", "excluding", "exclude", "except", "excluded", "non", "no"})
+# "X does not affect Y", "X has no effect": a negated statement about a topic, not an exclusion
+AUXILIARIES = frozenset(
+    {"do", "does", "did", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "may",
+     "might", "should"}
+)  # fmt: skip
+RELATIVES = frozenset({"that", "which", "who"})
+BOTH_CUES = frozenset({"both", "combine", "combines", "combining", "combined", "together", "jointly", "plus"})
+ANAPHORA = frozenset({"those", "these", "them", "ones", "above", "aforementioned", "previous", "latter", "former"})
+COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
+OVERVIEW_WORDS = {
+    "summarise": "summary", "summarize": "summary", "summary": "summary", "summaries": "summary",
+    "summarising": "summary", "summarizing": "summary", "overview": "summary", "overviews": "summary",
+    "recap": "summary", "survey": "summary", "landscape": "summary", "trends": "new",
+    "compare": "compare", "comparing": "compare", "comparison": "compare", "contrast": "compare",
+}  # fmt: skip
+OVERVIEW_PAIRS = {
+    ("whats", "new"): "new", ("anything", "new"): "new", ("recent", "advances"): "new",
+    ("recent", "progress"): "new", ("recent", "developments"): "new", ("recent", "work"): "new",
+    ("main", "approaches"): "compare", ("different", "approaches"): "compare", ("various", "approaches"): "compare",
+    ("key", "approaches"): "compare", ("main", "methods"): "compare", ("different", "methods"): "compare",
+    ("main", "ideas"): "compare", ("main", "directions"): "compare",
+}  # fmt: skip
+GENERIC_HEADS = frozenset(
+    """attacks attack methods method approaches approach techniques technique algorithms algorithm frameworks framework
+    systems principle principles paradigm paradigms problem problems setting settings""".split()  # noqa: SIM905
+)
+# heads that add nothing to the name before them ("MoE models" is MoE) …
+NAME_HEADS = frozenset({"models", "model", "architectures", "architecture", "networks", "network"})
+# … and the heads a model's name may also go without ("diffusion policies", "LLM agents")
+MODEL_HEADS = NAME_HEADS | frozenset({"reasoning", "policies", "policy", "agents", "agent"})
+# head nouns that name a kind of work: in "backdoor attacks or defenses" the defenses are backdoor defenses
+WORK_HEADS = GENERIC_HEADS | frozenset(
+    """defenses defense defences defence detection prediction estimation generation analysis mitigation verification
+    evaluation training inference learning models benchmarks datasets applications""".split()  # noqa: SIM905
+)
+CODE_WORDS = frozenset({"code", "github", "implementation", "implementations"})
+CODE_CUES = frozenset({"with", "has", "have", "having", "providing", "provide", "release", "released", "releasing",
+                       "public", "open", "source", "open-source", "available", "their", "its", "shared"})  # fmt: skip
+QUESTION_STARTS = frozenset(
+    {
+        "what", "which", "how", "does", "do", "did", "is", "are", "was", "were", "can", "could", "why", "when", "where",
+        "whats",
+    }
+)  # fmt: skip
+REQUEST_NOUNS = frozenset(
+    ["papers", "paper", "works", "studies", "articles", "publications", "research", "literature", "abstracts"]
+)
+
+MAX_ACRONYM = 8  # letters of a lower-case acronym in brackets ("mixture-of-experts (moe)")
+TOKEN = re.compile(r"[^\W_]+(?:[-\u2010\u2011'’][^\W_]+)*|[,;/()\[\]?!.:]")
+# (each branch starts where a word starts, so searching long text stays linear; it is used with fullmatch)
+_NAME = re.compile(r"(?<![\w-])(?:[A-Za-z]*[a-z][A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*|\w*\d\w*)")
+
+
+@dataclass
+class Tok:
+    text: str  # as typed (after correction)
+    low: str
+    word: bool
+    protected: int = -1  # index of the acronym definition this token belongs to
+
+
+def tokens(text: str) -> list[Tok]:
+    out = []
+    for m in TOKEN.finditer(text):
+        t = m.group(0).replace("’", "'")
+        low = t.lower()
+        if "'" in low:  # contractions read as one word ("what's" → "whats", "I'm" → "im"), possessives dropped
+            possessive = low.endswith("'s") and low[:-2] not in ("what", "that", "there", "it")
+            low = low[:-2] if possessive else low.replace("'", "")
+        out.append(Tok(t, low, t[0].isalnum()))
+    return out
+
+
+def is_acronym(token: str) -> bool:
+    """One word with two capitals or more ("LLMs", "NeRF", "GANs", "RL")."""
+    return " " not in token.strip() and sum(c.isupper() for c in token) >= 2
+
+
+def is_name(token: str) -> bool:
+    """A coined name ("WaterSIC", "GEM-FI", "GPT-4", "NeRF"): never corrected, and a sign of a factoid question."""
+    return bool(_NAME.fullmatch(token)) and len(token) > 2
+
+
+def correct(toks: list[Tok], lexicon: Lexicon) -> list[tuple[str, str]]:
+    """Misspelt words replaced by the known word they most likely mean (names and known words never change)."""
+    fixes = []
+    for t in toks:
+        if not t.word or not t.low.isalpha() or len(t.low) < 4 or is_name(t.text) or lexicon.known(t.low):
+            continue
+        right = lexicon.correct(t.low)
+        if right and right != t.low:
+            fixes.append((t.text, right))
+            t.text = t.low = right
+    return fixes
+
+
+def _initials(words: list[str]) -> tuple[str, str]:
+    """Initials of the content words (hyphen parts counted), and of every word: "mixture-of-experts" → "moe"."""
+    content = "".join(part[0] for w in words if w not in STOPWORDS for part in w.split("-") if part)
+    every = "".join(part[0] for w in words for part in w.split("-") if part)
+    return content, every
+
+
+def _abbreviates(acro: str, initials: str) -> bool:
+    """A lower-case acronym that spells the initials in order, from the first ("nerf" for "neural radiance
+    fields"), and is at most twice as long."""
+    if len(initials) < 2 or acro[0] != initials[0] or len(acro) > 2 * len(initials):
+        return False
+    letters = iter(acro)
+    return all(ch in letters for ch in initials)
+
+
+def protect_acronyms(toks: list[Tok]) -> dict[int, str]:
+    """Mark the words of each long form the question defines ("reinforcement learning from human feedback (RLHF)",
+    "mixture-of-experts (MoE)") as one unit; returns the acronym of each definition."""
+    acronyms: dict[int, str] = {}
+    for i in range(1, len(toks) - 2):
+        inside = toks[i + 1].text
+        maybe = is_name(inside) or (inside.isalpha() and 2 <= len(inside) <= MAX_ACRONYM)  # "(MoE)", "(moe)"
+        if toks[i].text != "(" or toks[i + 2].text != ")" or not maybe:
+            continue
+        acro = toks[i + 1].text.removesuffix("s")
+        wanted = {acro.lower(), "".join(c for c in acro if c.isupper()).lower()}
+        for n in range(1, min(8, i) + 1):
+            tail = toks[i - n : i]
+            if not all(t.word for t in tail) or tail[0].low in STOPWORDS:
+                continue
+            initials = set(_initials([t.low for t in tail]))
+            if wanted & initials or (acro.islower() and any(_abbreviates(acro, x) for x in initials)):
+                for t in tail:
+                    t.protected = i
+                acronyms[i] = toks[i + 1].text
+                break
+    return acronyms
+
+
+def stated_filters(toks: list[Tok], lexicon: Lexicon) -> tuple[Filters, set[int]]:
+    """Filters stated in words, and the token positions they used."""
+    used: set[int] = set()
+    venue = year = None
+    lows = [t.low for t in toks]
+    for v in sorted(lexicon.venues(), key=len, reverse=True):  # a venue of the corpus, named with or without year
+        words = v.lower().split()
+        for n in (len(words), 1):
+            span = words[:n]
+            for i in range(len(lows) - n + 1):
+                if lows[i : i + n] == span and not used & set(range(i, i + n)):
+                    same_name = [x for x in lexicon.venues() if x.lower().split()[0] == span[0]]
+                    if n == len(words) or len(same_name) == 1:
+                        venue = v
+                        used |= set(range(i, i + n))
+                        if i and lows[i - 1] in ("at", "in", "from"):
+                            used.add(i - 1)
+        if venue:
+            break
+    for i, t in enumerate(toks):
+        if i not in used and t.low.isdigit() and len(t.low) == 4 and 1950 <= int(t.low) <= 2099:
+            year = int(t.low)
+            used.add(i)
+            if i and lows[i - 1] in ("from", "in", "since", "of", "published"):
+                used.add(i - 1)
+    has_code = None
+    for i, t in enumerate(toks):
+        if t.low in CODE_WORDS and i > 0 and lows[i - 1] in CODE_CUES:
+            nxt = next((x for x in toks[i + 1 :] if x.word), None)
+            if nxt is None or nxt.low in REQUEST_WORDS or nxt.low in STOPWORDS or nxt.low in ("available", "released"):
+                has_code = True
+                j = i
+                while j > 0 and lows[j - 1] in CODE_CUES | {"that", "which", "a", "the"}:
+                    j -= 1
+                used |= set(range(j, i + 1))
+    return Filters(venue=venue, year=year, has_code=has_code), used
+
+
+# Words that say who asks or how politely: a question holding one is a request, not a statement.
+ASKERS = frozenset(
+    """
+    i im ive id me my we our us you your anyone anybody someone please pls plz thanks thank thx cheers hi hello hey
+    """.split()  # noqa: SIM905
+)
+
+
+def framed(toks: list[Tok]) -> bool:
+    """Whether the question wraps its topic in a request: it asks ("?"), opens with a word of a question or a
+    request ("Which …", "Show …", "Any …"), names what it wants ("papers", "literature") or who asks ("I", "you",
+    "please"). A statement ("4-PBA treatment decreases ER stress.") or a bare topic is not framed: all of it is
+    what is searched for."""
+    lows = {t.low for t in toks}
+    words = [t.low for t in toks if t.word]
+    opens = bool(words) and words[0] in QUESTION_STARTS | REQUEST_WORDS
+    return "?" in lows or opens or bool(lows & (REQUEST_NOUNS | ASKERS))
+
+
+def intent_of(lows: list[str], words: list[str], names: list[str]) -> tuple[Intent, str, set[int]]:
+    """(intent, overview kind, token positions that only said the intent)."""
+    used: set[int] = set()
+    for cue in COUNT_CUES:
+        for i in range(len(lows) - len(cue) + 1):
+            # a count of papers, not "how many queries does it take to …" (a fact a paper states)
+            if tuple(lows[i : i + len(cue)]) == cue and (cue == ("count",) or REQUEST_NOUNS & set(lows[i:])):
+                return "count", "", set(range(i, i + len(cue)))
+    kind = ""
+    for i in range(len(lows) - 1):
+        pair = (lows[i], lows[i + 1])
+        if pair in OVERVIEW_PAIRS:
+            kind = kind or OVERVIEW_PAIRS[pair]
+            used |= {i, i + 1}
+    for i, w in enumerate(lows):
+        if w in OVERVIEW_WORDS:
+            kind = kind or OVERVIEW_WORDS[w]
+            used.add(i)
+    if kind:
+        return "overview", kind, used
+    asks_fact = bool(words) and words[0] in QUESTION_STARTS and not REQUEST_NOUNS & set(words)
+    if names and asks_fact:
+        return "factoid", "", used
+    return "set", "", used

@@ -1,0 +1,176 @@
+"""What the corpus says about words and phrases: the statistics the planner reads questions with.
+
+The planner never decides from a list of phrasings. It asks the corpus: how many papers use a word
+(:meth:`Lexicon.df`), how many state a phrase (:meth:`Lexicon.phrase_df`), which of its words are the same
+term as a word of the question (:meth:`Lexicon.family`), which venues it holds, and whether an unknown word is
+a typo of a word it uses (:meth:`Lexicon.correct`). :class:`CorpusLexicon` answers from the store's derived
+BM25 index; tests use small hand-made lexicons with the same interface.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Protocol
+
+from vectorstore.embed import MODEL_DIR
+from vectorstore.text import same_term, spelled, stem
+
+from ..retrieve.index import LexicalStats
+from ..retrieve.recent import Recent
+
+PHRASE_CACHE = 4096  # phrase counts kept per store revision
+
+
+class Lexicon(Protocol):
+    """Corpus statistics for reading questions."""
+
+    @property
+    def size(self) -> int:
+        """Papers in the corpus."""
+
+    def df(self, word: str) -> int:
+        """Papers that use the (lower-case) word."""
+
+    def phrase_df(self, phrase: str) -> int:
+        """Papers that state the phrase (consecutive words, compared on stems)."""
+
+    def both_df(self, a: str, b: str) -> int:
+        """Papers that state both phrases."""
+
+    def family(self, word: str) -> list[str]:
+        """The corpus's words that are the same term as ``word`` (itself included when the corpus uses it)."""
+
+    def known(self, word: str) -> bool:
+        """Whether a lower-case word is a real word: one the corpus uses, or an English word."""
+
+    def correct(self, word: str) -> str | None:
+        """The known word an unknown word most likely misspells, or None."""
+
+    def venues(self) -> list[str]:
+        """The venues of the corpus's papers."""
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Whole English words of the embedder's WordPiece vocabulary (about 21,000): the planner's dictionary."""
+    with (MODEL_DIR / "vocab.txt").open(encoding="utf-8") as fh:
+        return frozenset(w for w in (line.strip() for line in fh) if w.isalpha() and w.islower() and len(w) > 1)
+
+
+def max_typo_distance(word: str) -> int:
+    """Edits a misspelling may be away from its word: one for short words, two from eight letters on."""
+    return 1 if len(word) < 8 else 2
+
+
+def closest(word: str, candidates: Iterable[tuple[str, int]]) -> str | None:
+    """The candidate fewest edits (a transposition counts as one) from ``word``, the most frequent on a tie."""
+    from rapidfuzz.distance import OSA
+
+    limit = max_typo_distance(word)
+    best: tuple[int, int, str] | None = None
+    for cand, df in candidates:
+        if abs(len(cand) - len(word)) > limit or (cand[:1] != word[:1] and cand[1:2] != word[1:2]):
+            continue
+        d = OSA.distance(word, cand, score_cutoff=limit)
+        if d <= limit and (best is None or (d, -df) < (best[0], -best[1])):
+            best = (d, df, cand)
+    return best[2] if best else None
+
+
+class CorpusLexicon:
+    """A :class:`Lexicon` over the :class:`~rag.retrieve.index.LexicalStats` of an index, cached until the store
+    changes."""
+
+    def __init__(self, index: LexicalStats, extra_words: Iterable[str] = ()) -> None:
+        self.index = index
+        self.extra = frozenset(extra_words)  # request words: known, and candidates for corrections
+        self._lock = threading.Lock()
+        self._revision = ""
+        self._df: dict[str, int] = {}
+        self._phrases: Recent[int] = Recent(PHRASE_CACHE)
+        self._by_length: dict[int, list[tuple[str, int]]] | None = None
+        self._venues: list[str] | None = None
+        self._size = 0
+
+    def _fresh(self) -> None:
+        self.index.refresh()  # (one check per question: the caller pins the index while it plans)
+        revision = self.index.seen_revision
+        if revision != self._revision:
+            with self._lock:
+                self._revision = revision
+                self._df.clear()
+                self._phrases.clear()
+                self._by_length = None
+                self._venues = None
+                self._size = self.index.size()
+
+    @property
+    def size(self) -> int:
+        self._fresh()
+        return self._size
+
+    def prime(self, words: Iterable[str]) -> None:
+        """Look the document frequencies of ``words`` up in one query."""
+        self._fresh()
+        todo = [w for w in dict.fromkeys(words) if w not in self._df]
+        if todo:
+            found = self.index.word_df(todo)
+            with self._lock:
+                self._df.update({w: found.get(w, 0) for w in todo})
+
+    def df(self, word: str) -> int:
+        self.prime([word])
+        return self._df.get(word, 0)
+
+    def phrase_df(self, phrase: str) -> int:
+        self._fresh()
+        key = " ".join(phrase.lower().split())
+        if " " not in key:
+            return self.df(key)
+        n = self._phrases.get(key)
+        if n is None:
+            n = self.index.phrase_count(key)
+            self._phrases.put(key, n)
+        return n
+
+    def both_df(self, a: str, b: str) -> int:
+        self._fresh()
+        key = " ".join(a.lower().split()) + "\0" + " ".join(b.lower().split())
+        n = self._phrases.get(key)
+        if n is None:
+            n = self.index.facet_count([[a], [b]])
+            self._phrases.put(key, n)
+        return n
+
+    def family(self, word: str) -> list[str]:
+        self._fresh()
+        stems = {stem(word), stem(spelled(word))}
+        words = self.index.words_with_stems(list(stems))
+        return [w for w, _ in sorted(words, key=lambda x: -x[1]) if same_term(word, w)]
+
+    def known(self, word: str) -> bool:
+        return word in self.extra or word in english_words() or self.df(word) > 0
+
+    def correct(self, word: str) -> str | None:
+        self._fresh()
+        with self._lock:
+            if self._by_length is None:
+                by_length: dict[int, list[tuple[str, int]]] = {}
+                for w, df in self.index.vocabulary(min_df=1):
+                    if w.isalpha():
+                        by_length.setdefault(len(w), []).append((w, df))
+                for w in self.extra:
+                    by_length.setdefault(len(w), []).append((w, 10**6))  # request words are the likeliest
+                self._by_length = by_length
+            buckets = self._by_length
+        limit = max_typo_distance(word)
+        pool = [c for n in range(len(word) - limit, len(word) + limit + 1) for c in buckets.get(n, [])]
+        return closest(word, pool)
+
+    def venues(self) -> list[str]:
+        self._fresh()
+        if self._venues is None:
+            self._venues = self.index.venues()
+        return self._venues

@@ -1,0 +1,1 @@
+"""Reporting: search results, citation exports, the topic map, example questions, derived titles."""

@@ -1,0 +1,1 @@
+"""Retrieval: the index interface and its implementations, hybrid search, fusion, reranking."""

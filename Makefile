@@ -34,8 +34,8 @@ browser:
 	  || echo "warning: could not install chromium; the browser tests will be skipped"; }
 
 lint: install
-	$(BIN)/ruff check rag vectorstore ui tests bench
-	$(BIN)/ruff format --check rag vectorstore ui tests bench
+	$(BIN)/ruff check src/askpapers rag vectorstore ui tests bench
+	$(BIN)/ruff format --check src/askpapers rag vectorstore ui tests bench
 	$(BIN)/lint-imports
 
 typecheck: install

@@ -63,9 +63,9 @@ def run_cold(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, flo
 def cold_starts(tmp: Path) -> ColdStarts:
     """``askpapers ask "…"`` against a new Python process that opens the recipe's persisted store, both over
     stores of the bundled corpus, interleaved ``ROUNDS`` times so both see the same background load."""
-    from vectorstore import ingest
-    from vectorstore.embed import get_embedder
-    from vectorstore.parse import parse_paths
+    from askpapers.vectorstore import ingest
+    from askpapers.vectorstore.embed import get_embedder
+    from askpapers.vectorstore.parse import parse_paths
 
     cold_ours_dir, cold_recipe_dir = tmp / "cold-askpapers", tmp / "cold-recipe"
     ingest([BUNDLED], store_settings(data_dir=cold_ours_dir, default_corpus=BUNDLED), progress=False)

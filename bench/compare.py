@@ -88,7 +88,7 @@ def header(started: datetime, command: str, wall: float, cache: Path, limit: int
         f"{peak_rss_mb():,.0f} MB; eval stores cached in `{cache}`).",
         "",
         "- **askpapers**: extractive `ask` (its cited set) and hybrid `search` (dense chunks + BM25, reciprocal-rank "
-        "fusion), over eval stores built by `rag.evaluation.evaluate`, so its quality figures are those of "
+        "fusion), over eval stores built by `askpapers.rag.evaluation.evaluate`, so its quality figures are those of "
         "`askpapers eval`.",
         f"- **recipe**: `Chroma.from_documents(docs, embedding=E)` with E a LangChain `Embeddings` over askpapers' "
         "own ONNX embedder (all-MiniLM-L6-v2 int8), one Document per paper (the text askpapers ingests: real title, "
@@ -103,7 +103,7 @@ def header(started: datetime, command: str, wall: float, cache: Path, limit: int
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    from rag.evaluation.evaluate import default_cache
+    from askpapers.rag.evaluation.evaluate import default_cache
 
     t0 = time.perf_counter()
     started = datetime.now()

@@ -11,10 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from askpapers.rag import AskPapers
+from askpapers.rag.evaluation.metrics import load_jsonl, score_dev
+from askpapers.rag.settings import RetrievalSettings, Settings
 from bench.harness import SHARED, store_settings
-from rag import AskPapers
-from rag.evaluation.metrics import load_jsonl, score_dev
-from rag.settings import RetrievalSettings, Settings
 
 
 def main() -> int:

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from vectorstore.config import StoreSettings
-    from vectorstore.embed import Embedder
+    from askpapers.vectorstore.config import StoreSettings
+    from askpapers.vectorstore.embed import Embedder
 
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")  # Chroma telemetry off, for askpapers and the recipe
 
@@ -178,21 +178,21 @@ def in_child(fn: Callable[..., dict[str, Any]], **kwargs: Any) -> dict[str, Any]
 # -- stores ---------------------------------------------------------------------------------------------------------
 def store_settings(**update: Any) -> StoreSettings:
     """The store section of the settings (from the environment, as the app reads it), with ``update`` applied."""
-    from rag.settings import get_settings
+    from askpapers.rag.settings import get_settings
 
     return get_settings().store.model_copy(update=update)
 
 
 def embedder_threads() -> int:
     """The onnxruntime threads the settings ask for (``ASKPAPERS_EMBED_THREADS``; 0 = all cores)."""
-    from rag.settings import get_settings
+    from askpapers.rag.settings import get_settings
 
     return get_settings().embedder.threads
 
 
 def warm_embedder(threads: int = 0) -> Embedder:
     """The ONNX embedder, loaded and run once (so a clock started after this measures no model loading)."""
-    from vectorstore.embed import get_embedder
+    from askpapers.vectorstore.embed import get_embedder
 
     emb = get_embedder(threads)
     emb.embed(["warm-up"])

@@ -24,8 +24,8 @@ def main() -> int:
     args = ap.parse_args()
     import chromadb  # noqa: F401  (imported before any clock starts)
 
-    from vectorstore.parse import parse_paths
-    from vectorstore.pipeline import chunk_batch, ingest
+    from askpapers.vectorstore.parse import parse_paths
+    from askpapers.vectorstore.pipeline import chunk_batch, ingest
 
     with tempfile.TemporaryDirectory(prefix="askpapers-ratio-") as tmp:
         corpus = Path(tmp) / "corpus.jsonl"

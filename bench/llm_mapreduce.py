@@ -25,12 +25,12 @@ def main() -> None:
 
     from pydantic import SecretStr
 
-    from rag import Answer, AskPapers, Progress
-    from rag.settings import AnswerSettings, LLMSettings, Settings
+    from askpapers.rag import Answer, AskPapers, Progress
+    from askpapers.rag.settings import AnswerSettings, LLMSettings, Settings
+    from askpapers.vectorstore import ingest
+    from askpapers.vectorstore.config import StoreSettings
     from tests.fake_openai import FakeOpenAI
     from tests.test_mapreduce import MERGING, merging_records
-    from vectorstore import ingest
-    from vectorstore.config import StoreSettings
 
     with tempfile.TemporaryDirectory() as tmp:
         corpus = Path(tmp) / "corpus.jsonl"

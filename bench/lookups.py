@@ -56,9 +56,9 @@ class Counts:
 
 
 def count_lookups(data_dir: Path | None, collection: str | None, qs: list[str]) -> dict[str, Any]:
-    from rag.api import AskPapers
-    from rag.settings import get_settings
-    from vectorstore.lexical import LexicalIndex
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.settings import get_settings
+    from askpapers.vectorstore.lexical import LexicalIndex
 
     settings = get_settings()
     if data_dir is not None:

@@ -34,7 +34,7 @@ CONF_REPEAT = 5  # the conference questions are 43 against 809 claims: each coun
 
 # -- features ---------------------------------------------------------------------------------------------------
 def _apps() -> dict[str, tuple[Any, list[dict[str, Any]]]]:
-    from rag.evaluation.evaluate import (
+    from askpapers.rag.evaluation.evaluate import (
         beir_queries,
         beir_records,
         conference_app,
@@ -42,7 +42,7 @@ def _apps() -> dict[str, tuple[Any, list[dict[str, Any]]]]:
         eval_store,
         read_qrels,
     )
-    from rag.evaluation.metrics import load_jsonl
+    from askpapers.rag.evaluation.metrics import load_jsonl
 
     cache = default_cache()
     judged = read_qrels(SCIFACT / "qrels_train.tsv")
@@ -65,7 +65,7 @@ def _apps() -> dict[str, tuple[Any, list[dict[str, Any]]]]:
 
 def extract() -> None:
     """Each query through the production path (AskPapers.search_query, FusionRetriever.fuse and .pool)."""
-    from rag import clean_question
+    from askpapers.rag import clean_question
 
     OUT.mkdir(parents=True, exist_ok=True)
     for name, (app, qs) in _apps().items():
@@ -100,7 +100,7 @@ def ranked(row: dict[str, Any], scores: np.ndarray | None) -> list[str]:
 
 def evaluate(rows: list[dict[str, Any]], scores: list[np.ndarray] | None) -> dict[str, dict[str, float]]:
     """As `askpapers eval`: the top 100, text-mention-only papers removed, per question set."""
-    from rag.evaluation.metrics import ndcg_at, recall_at
+    from askpapers.rag.evaluation.metrics import ndcg_at, recall_at
 
     per: dict[str, list[tuple[float, float, float]]] = {}
     for i, r in enumerate(rows):
@@ -134,7 +134,7 @@ def _matrix(rows: list[dict[str, Any]], repeat: int = 1) -> tuple[np.ndarray, np
 def fit(rows: list[dict[str, Any]], extra: list[dict[str, Any]] | None = None, repeat: int = 1, seed: int = 1) -> Any:
     import lightgbm as lgb
 
-    from rag.retrieve.rank_features import FEATURES
+    from askpapers.rag.retrieve.rank_features import FEATURES
 
     X, y, g = _matrix(rows)
     if extra:

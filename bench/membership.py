@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from rag.decide.membership import FEATURES, decided, features, model_path
-from rag.evaluation.evaluate import CANONICAL, conference_app, default_cache
-from rag.evaluation.frames import fill, frames
-from rag.evaluation.metrics import load_jsonl
+from askpapers.rag.decide.membership import FEATURES, decided, features, model_path
+from askpapers.rag.evaluation.evaluate import CANONICAL, conference_app, default_cache
+from askpapers.rag.evaluation.frames import fill, frames
+from askpapers.rag.evaluation.metrics import load_jsonl
 
 from .topicality import COMPOUND_TOPICS, CONF
 

@@ -29,7 +29,8 @@ RETRIEVERS = {
     "bm25": "BM25 alone",
 }
 NOTE = (
-    "askpapers' cited set and its R@10, R@50 and nDCG@10 are `rag.evaluation.evaluate.eval_conference`'s (the same as "
+    "askpapers' cited set and its R@10, R@50 and nDCG@10 are `askpapers.rag.evaluation.evaluate.eval_conference`'s "
+    "(the same as "
     "`askpapers eval`); recall and nDCG drop `text_mention_only_ids` from the ranking first, as it does. "
     "A fixed top-k cutoff keeps the first k papers as returned and, like the cited sets, ignores unknown ids "
     "among them. A fixed cutoff needs k chosen in hindsight on these labels; askpapers decides per question "
@@ -49,7 +50,7 @@ class Scores:
 def ranking_scores(raw: list[str], relevant: set[str], unknown: set[str]) -> dict[str, float]:
     """Recall@10/50 and nDCG@10 as eval_conference (unknown ids dropped from the ranking) and F1 of top-k cutoffs
     (unknown ids in the top k count neither way, as in the cited sets)."""
-    from rag.evaluation.metrics import ndcg_at, prf, recall_at
+    from askpapers.rag.evaluation.metrics import ndcg_at, prf, recall_at
 
     ranked = [pid for pid in raw if pid not in unknown]
     out = {
@@ -76,7 +77,7 @@ def pool_records() -> list[dict[str, Any]]:
 
 def score_all(items: list[dict[str, Any]], rows: dict[str, Any], app: Any, lexical: Any, db: Any) -> Scores:
     """Each system's cited set and top-100 ranking for each question (``rows``: eval_conference's, by qid)."""
-    from rag.evaluation.metrics import prf
+    from askpapers.rag.evaluation.metrics import prf
 
     retriever = db.as_retriever(search_kwargs={"k": RECIPE_K})
     rrf = plain_rrf(app)
@@ -161,9 +162,9 @@ def margins(summary: dict[str, float], best: tuple[float, str, int]) -> list[str
 
 
 def quality_conference(limit: int | None, cache: Path, tmp: Path) -> tuple[Section, dict[str, float]]:
-    from rag.evaluation.evaluate import eval_conference, eval_store
-    from rag.evaluation.metrics import load_jsonl
-    from vectorstore.embed import get_embedder
+    from askpapers.rag.evaluation.evaluate import eval_conference, eval_store
+    from askpapers.rag.evaluation.metrics import load_jsonl
+    from askpapers.vectorstore.embed import get_embedder
 
     sec = Section("Conference which-papers questions (keyword pool, abstracts only)")
     items = load_jsonl(CONF_GOLD)[:limit]

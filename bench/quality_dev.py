@@ -9,7 +9,7 @@ from bench.harness import BUNDLED, SHARED, Section, f3, log, mark, mean, write_j
 from bench.recipe import RECIPE_K, ingested_papers, recipe_answer, recipe_store
 
 if TYPE_CHECKING:
-    from rag.evaluation.metrics import DevResult
+    from askpapers.rag.evaluation.metrics import DevResult
 
 DEV_GOLD = SHARED / "eval" / "dev_questions.jsonl"
 KINDS = ("list", "factoid", "none", "followup")
@@ -19,9 +19,10 @@ WHAT = {
     "followup": "followup: cites only right papers, at least one",
 }
 NOTE = (
-    "askpapers' figures are `rag.evaluation.evaluate.eval_dev`'s (the same as `askpapers eval dev_questions.jsonl`); "
+    "askpapers' figures are `askpapers.rag.evaluation.evaluate.eval_dev`'s (the same as `askpapers eval "
+    "dev_questions.jsonl`); "
     "papers are matched by the first 80 characters of their abstract and scored with "
-    "`rag.evaluation.metrics.score_dev`. "
+    "`askpapers.rag.evaluation.metrics.score_dev`. "
     "The recipe's answer is its top 4 documents; for factoids its answer text is taken to be those four "
     "documents (lenient), it has no way to abstain, and it gets a follow-up without the conversation "
     "(the plain recipe keeps no history)."
@@ -30,9 +31,9 @@ NOTE = (
 
 def recipe_scores(items: list[dict[str, Any]], tmp: Path) -> dict[str, DevResult]:
     """The recipe over exactly the records eval_dev ingests, scored like askpapers."""
-    from rag.evaluation.metrics import score_dev
-    from vectorstore.embed import get_embedder
-    from vectorstore.parse import parse_paths
+    from askpapers.rag.evaluation.metrics import score_dev
+    from askpapers.vectorstore.embed import get_embedder
+    from askpapers.vectorstore.parse import parse_paths
 
     records = [
         {"id": p.paper_id, "abstract": p.abstract, "venue": p.venue, "year": p.year}
@@ -88,8 +89,8 @@ def summary(
 
 
 def quality_dev(limit: int | None, cache: Path, tmp: Path) -> Section:
-    from rag.evaluation.evaluate import eval_dev
-    from rag.evaluation.metrics import load_jsonl
+    from askpapers.rag.evaluation.evaluate import eval_dev
+    from askpapers.rag.evaluation.metrics import load_jsonl
 
     sec = Section("Dev questions (bundled ICML 2026 corpus)")
     items = load_jsonl(DEV_GOLD)[:limit]

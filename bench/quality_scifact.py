@@ -10,16 +10,16 @@ from bench.recipe import doc_ids, ingested_papers, plain_rrf, recipe_store
 
 SCIFACT = SHARED / "datasets" / "scifact"
 NOTE = (
-    "askpapers' row is `rag.evaluation.evaluate.eval_beir`'s (the same as `askpapers eval`). "
+    "askpapers' row is `askpapers.rag.evaluation.evaluate.eval_beir`'s (the same as `askpapers eval`). "
     "Published reference points, "
     "on the SciFact *test* split: BM25 0.665 (BEIR paper), all-MiniLM-L6-v2 about 0.645 (MTEB)."
 )
 
 
 def quality_scifact(limit: int | None, cache: Path, tmp: Path) -> Section:
-    from rag.evaluation.evaluate import beir_queries, beir_records, eval_beir, eval_store, read_qrels
-    from rag.evaluation.metrics import ndcg_at, recall_at
-    from vectorstore.embed import get_embedder
+    from askpapers.rag.evaluation.evaluate import beir_queries, beir_records, eval_beir, eval_store, read_qrels
+    from askpapers.rag.evaluation.metrics import ndcg_at, recall_at
+    from askpapers.vectorstore.embed import get_embedder
 
     sec = Section("SciFact (BEIR, train split: claims against PubMed abstracts)")
     corpus, queries, qrels = SCIFACT / "corpus.jsonl", SCIFACT / "queries_train.jsonl", SCIFACT / "qrels_train.tsv"

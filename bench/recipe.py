@@ -17,9 +17,9 @@ if TYPE_CHECKING:
     from langchain_chroma import Chroma
     from langchain_core.embeddings import Embeddings
 
-    from rag.types import Answer
-    from vectorstore.embed import Embedder
-    from vectorstore.types import Paper
+    from askpapers.rag.types import Answer
+    from askpapers.vectorstore.embed import Embedder
+    from askpapers.vectorstore.types import Paper
 
 RECIPE_K = 4
 
@@ -28,7 +28,7 @@ RECIPE_COLD = """
 import sys
 from langchain_chroma import Chroma
 from langchain_core.embeddings import Embeddings
-from vectorstore.embed import get_embedder
+from askpapers.vectorstore.embed import get_embedder
 
 class E(Embeddings):
     def __init__(self):
@@ -67,7 +67,7 @@ def page_content(p: Paper) -> str:
 
 def ingested_papers(records: list[dict[str, Any]], tmp: Path, name: str) -> list[Paper]:
     """The papers askpapers makes of ``records`` (same parser, same merging of identical abstracts)."""
-    from vectorstore.parse import parse_paths
+    from askpapers.vectorstore.parse import parse_paths
 
     path = write_jsonl(tmp / f"{name}.jsonl", records)
     papers = parse_paths([path]).papers
@@ -93,7 +93,7 @@ def recipe_answer(question: str, docs: Sequence[Any], papers: dict[str, Paper]) 
     Its text is the retrieved context (what an LLM would be given), so a factoid counts as right when the relevant
     paper comes first and the expected figure is anywhere in the four documents: lenient to the recipe.
     """
-    from rag.types import Answer, Citation
+    from askpapers.rag.types import Answer, Citation
 
     cites = []
     for n, pid in enumerate(doc_ids(docs), 1):
@@ -106,8 +106,8 @@ def recipe_answer(question: str, docs: Sequence[Any], papers: dict[str, Paper]) 
 def plain_rrf(app: Any) -> Callable[[str, int], list[str]]:
     """The simplest strong baseline, on askpapers' own store: reciprocal-rank fusion of stemmed BM25 and MiniLM
     cosine (nearest chunks), on the text as typed: no query plan, no phrases, no learned reranker."""
-    from rag.retrieve.retrieval import Query, hybrid
-    from rag.settings import RetrievalSettings
+    from askpapers.rag.retrieve.retrieval import Query, hybrid
+    from askpapers.rag.settings import RetrievalSettings
 
     fusion = hybrid(app.index, RetrievalSettings(ranker="rrf"), names=("dense", "lexical"))
     return lambda text, k: [c.paper_id for c in fusion.retrieve(Query(text))[:k]]

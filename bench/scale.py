@@ -88,7 +88,7 @@ def precomputed(n: int) -> Path:
 
     `askpapers embed` keeps the input order, so the first ``n`` lines of a larger embedded file serve too.
     """
-    from vectorstore.embed_export import embed_to_jsonl
+    from askpapers.vectorstore.embed_export import embed_to_jsonl
 
     out = CACHE / f"corpus_dev-{n}.embedded.jsonl"
     if not out.exists():
@@ -140,9 +140,9 @@ def random_vectors(n: int, seed: int = 25) -> Path:
 def random_store(n: int) -> Path:
     """The data directory of an embedded store of the first ``n`` papers with random vectors (built once, kept in
     the cache); its BM25 index is brought up to date with this checkout's format before the clock starts."""
-    from vectorstore.lexical import sync_lexical
-    from vectorstore.pipeline import ingest
-    from vectorstore.store import Store
+    from askpapers.vectorstore.lexical import sync_lexical
+    from askpapers.vectorstore.pipeline import ingest
+    from askpapers.vectorstore.store import Store
 
     data_dir = CACHE / f"store-{n}-random"
     store = store_settings(data_dir=data_dir, collection="scale")
@@ -166,8 +166,8 @@ def first_time_child(data_dir: str, qs: list[str], which: str) -> dict[str, Any]
     t = time.perf_counter()
     import chromadb  # noqa: F401
 
-    from rag import AskPapers
-    from rag.settings import get_settings
+    from askpapers.rag import AskPapers
+    from askpapers.rag.settings import get_settings
 
     imports_s = time.perf_counter() - t
     store = store_settings(data_dir=Path(data_dir), collection="scale")
@@ -245,10 +245,10 @@ def run_one(mode: str, corpus: str, data_dir: str, port: int, qs: list[str]) -> 
     """In a child process: ingest into a fresh store, then time queries."""
     import chromadb  # noqa: F401  (imported before the clock starts)
 
-    from rag import AskPapers
-    from rag.settings import get_settings
-    from vectorstore import ingest
-    from vectorstore.lexical import sync_lexical
+    from askpapers.rag import AskPapers
+    from askpapers.rag.settings import get_settings
+    from askpapers.vectorstore import ingest
+    from askpapers.vectorstore.lexical import sync_lexical
 
     server: dict[str, Any] = {"chroma_host": "127.0.0.1", "chroma_port": port} if mode == "server" else {}
     store = store_settings(data_dir=Path(data_dir), collection="scale", **server)

@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=0, help="only the first n abstracts of each set (0: all)")
     args = ap.parse_args()
 
-    from vectorstore import text
+    from askpapers.vectorstore import text
 
     trim = getattr(text, "trim", None)  # (absent before issue 26: the whole sentence was quoted)
     most = getattr(text, "QUOTE_MOST", 0)

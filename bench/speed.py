@@ -63,8 +63,8 @@ NOTE = (
 def speed_raw_embedder(corpus: str) -> dict[str, Any]:
     """The ONNX model alone: on one text per paper (as the recipe embeds), and on the exact chunk texts
     askpapers' ingest embeds (its bound: ingest cannot be faster than embedding those)."""
-    from vectorstore.parse import parse_paths
-    from vectorstore.pipeline import chunk_batch
+    from askpapers.vectorstore.parse import parse_paths
+    from askpapers.vectorstore.pipeline import chunk_batch
 
     papers = parse_paths([corpus]).papers
     texts = [page_content(p) for p in papers]
@@ -81,9 +81,9 @@ def speed_raw_embedder(corpus: str) -> dict[str, Any]:
 def speed_askpapers(data_dir: str, corpus: str, questions: list[str]) -> dict[str, Any]:
     import chromadb  # noqa: F401  (imported before the clock starts, as the recipe's import of langchain_chroma does)
 
-    from rag import AskPapers
-    from rag.settings import get_settings
-    from vectorstore import ingest
+    from askpapers.rag import AskPapers
+    from askpapers.rag.settings import get_settings
+    from askpapers.vectorstore import ingest
 
     store = store_settings(data_dir=Path(data_dir), default_corpus=BUNDLED)
     emb = warm_embedder(embedder_threads())  # the model is loaded before the clock starts, for both systems
@@ -109,7 +109,7 @@ def speed_recipe(persist_dir: str, corpus: str, questions: list[str]) -> dict[st
     from langchain_chroma import Chroma
     from langchain_core.documents import Document
 
-    from vectorstore.parse import parse_paths
+    from askpapers.vectorstore.parse import parse_paths
 
     embeddings = recipe_embeddings(warm_embedder())
     t = time.perf_counter()

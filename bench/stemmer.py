@@ -22,7 +22,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import snowballstemmer
     import Stemmer
 
-    from vectorstore.text import tokens
+    from askpapers.vectorstore.text import tokens
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--corpus", type=Path, default=CONFERENCE / "corpus_dev.jsonl")

@@ -39,7 +39,7 @@ def load(path: Path = ICML2024, n: int = 500, start: int = 0) -> list[tuple[str,
 
 def overlap(real: str, derived: str) -> tuple[float, float]:
     """(recall, precision) of ``derived`` against ``real`` over content stems."""
-    from vectorstore.text import content_stems
+    from askpapers.vectorstore.text import content_stems
 
     r, d = set(content_stems(real)), set(content_stems(derived))
     if not r or not d:
@@ -54,8 +54,8 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=20, help="print this many (real, derived) pairs")
     args = ap.parse_args()
 
-    from vectorstore.parse import parse_paths
-    from vectorstore.titles import derive_title
+    from askpapers.vectorstore.parse import parse_paths
+    from askpapers.vectorstore.titles import derive_title
 
     pairs = load(n=args.n, start=args.start)
     derive_title(pairs[0][1])  # warm (imports, caches)

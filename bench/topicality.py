@@ -21,12 +21,12 @@ from typing import Any
 
 import numpy as np
 
-from rag.evaluation.evaluate import CANONICAL, conference_app, default_cache, eval_store
-from rag.evaluation.frames import GREETINGS, POLITENESS, PURPOSES, REQUESTS, fill
-from rag.evaluation.metrics import load_jsonl
-from rag.read.lexicon import Lexicon
-from rag.read.query import plan
-from rag.read.topicality import FEATURES, features, model_path
+from askpapers.rag.evaluation.evaluate import CANONICAL, conference_app, default_cache, eval_store
+from askpapers.rag.evaluation.frames import GREETINGS, POLITENESS, PURPOSES, REQUESTS, fill
+from askpapers.rag.evaluation.metrics import load_jsonl
+from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.read.query import plan
+from askpapers.rag.read.topicality import FEATURES, features, model_path
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CONF = SHARED / "datasets" / "conference"
@@ -105,7 +105,7 @@ def collect() -> list[dict[str, Any]]:
             topics.append((item["qid"], m.group(1)))
     topics += [(qid, t) for qid, t in COMPOUND_TOPICS.items()]
     rows = examples(app.parts.lexicon, topics)
-    from vectorstore.parse import parse_paths
+    from askpapers.vectorstore.parse import parse_paths
 
     papers = parse_paths([Path(__file__).resolve().parents[1] / "data" / "icml2026"]).papers
     records = [{"id": p.paper_id, "abstract": p.abstract, "venue": p.venue, "year": p.year} for p in papers]

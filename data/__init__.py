@@ -1,1 +1,1 @@
-"""The bundled corpus, installed as the package ``vectorstore.bundled`` (see pyproject.toml)."""
+"""The bundled corpus, installed as the package ``askpapers.bundled`` (see pyproject.toml)."""

@@ -1,1 +1,1 @@
-"""Prompt templates of the LLM answer path, installed as the package ``rag.prompts`` (see pyproject.toml)."""
+"""Prompt templates of the LLM answer path, installed as the package ``askpapers.prompts`` (see pyproject.toml)."""

@@ -19,32 +19,31 @@ from typing import Any, Literal
 
 import numpy as np
 
-from vectorstore.embed import get_embedder
-from vectorstore.embed_export import embed_to_jsonl
-from vectorstore.errors import QuestionError, StoreError
-from vectorstore.pipeline import ingest
-from vectorstore.pipeline import stop_ingests as _stop_ingests
-from vectorstore.text import content_stems
-from vectorstore.types import Filters, IngestReport, Paper
-from vectorstore.upload import UploadLimits, check_upload
-
-from .answerers import Answerer, Request, answerers
-from .answerers.extractive import abstain
-from .answerers.followup import FollowUps, previous_questions
-from .read import inputs
-from .read.cues import REQUEST_WORDS
-from .read.inputs import clean_question, missing_ids
-from .read.lexicon import CorpusLexicon
-from .read.query import plan
-from .report.examples import MOST_READ, example_questions
-from .report.results import search_hits, search_query
-from .report.titling import llm_titler
-from .report.topic_map import MapPoint, ProjectionCache, build_map
-from .retrieve.chroma_index import PaperIndex
-from .retrieve.index import Index
-from .retrieve.retrieval import FusionRetriever, Query, hybrid
-from .settings import Settings, get_settings
-from .types import Answer, Hit, Message, Progress, QueryPlan
+from askpapers.rag.answerers import Answerer, Request, answerers
+from askpapers.rag.answerers.extractive import abstain
+from askpapers.rag.answerers.followup import FollowUps, previous_questions
+from askpapers.rag.read import inputs
+from askpapers.rag.read.cues import REQUEST_WORDS
+from askpapers.rag.read.inputs import clean_question, missing_ids
+from askpapers.rag.read.lexicon import CorpusLexicon
+from askpapers.rag.read.query import plan
+from askpapers.rag.report.examples import MOST_READ, example_questions
+from askpapers.rag.report.results import search_hits, search_query
+from askpapers.rag.report.titling import llm_titler
+from askpapers.rag.report.topic_map import MapPoint, ProjectionCache, build_map
+from askpapers.rag.retrieve.chroma_index import PaperIndex
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.retrieval import FusionRetriever, Query, hybrid
+from askpapers.rag.settings import Settings, get_settings
+from askpapers.rag.types import Answer, Hit, Message, Progress, QueryPlan
+from askpapers.vectorstore.embed import get_embedder
+from askpapers.vectorstore.embed_export import embed_to_jsonl
+from askpapers.vectorstore.errors import QuestionError, StoreError
+from askpapers.vectorstore.pipeline import ingest
+from askpapers.vectorstore.pipeline import stop_ingests as _stop_ingests
+from askpapers.vectorstore.text import content_stems
+from askpapers.vectorstore.types import Filters, IngestReport, Paper
+from askpapers.vectorstore.upload import UploadLimits, check_upload
 
 Mode = Literal["auto", "extractive", "llm"]
 MessageLike = Message | dict[str, Any]

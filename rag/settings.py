@@ -20,9 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from vectorstore.config import EmbedderSettings, StoreSettings
-from vectorstore.errors import ConfigError
-from vectorstore.upload import UploadLimits
+from askpapers.vectorstore.config import EmbedderSettings, StoreSettings
+from askpapers.vectorstore.errors import ConfigError
+from askpapers.vectorstore.upload import UploadLimits
 
 
 class RetrievalSettings(BaseModel):

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vectorstore.text import QUOTE_MOST, elide, trim
-from vectorstore.types import Filters, Paper
+from askpapers.vectorstore.text import QUOTE_MOST, elide, trim
+from askpapers.vectorstore.types import Filters, Paper
 
 __all__ = ["Answer", "Citation", "Filters", "Hit", "Message", "Paper", "Progress"]
 

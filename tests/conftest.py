@@ -48,7 +48,7 @@ class RememberingEmbedder:
 
 @pytest.fixture(scope="session")
 def embedder():  # type: ignore[no-untyped-def]
-    from vectorstore.embed import get_embedder
+    from askpapers.vectorstore.embed import get_embedder
 
     return RememberingEmbedder(get_embedder())
 
@@ -68,8 +68,8 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 def make_settings(data_dir: Path, collection: str = "askpapers", llm=None):  # type: ignore[no-untyped-def]
     """Settings for a store of its own: a data directory, and in server mode a collection on the test server."""
-    from rag.settings import LLMSettings, RetrievalSettings, Settings
-    from vectorstore.config import StoreSettings
+    from askpapers.rag.settings import LLMSettings, RetrievalSettings, Settings
+    from askpapers.vectorstore.config import StoreSettings
 
     server: dict[str, Any] = {}
     if SERVER_MODE:
@@ -87,7 +87,7 @@ def make_settings(data_dir: Path, collection: str = "askpapers", llm=None):  # t
 @pytest.fixture(scope="session")
 def corpus_settings(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """Settings of a store holding the 38 bundled abstracts (built once per session)."""
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.pipeline import ingest
 
     settings = make_settings(tmp_path_factory.mktemp("store"))
     report = ingest([CORPUS], settings.store, progress=False)
@@ -97,7 +97,7 @@ def corpus_settings(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[n
 
 @pytest.fixture(scope="session")
 def app(corpus_settings):  # type: ignore[no-untyped-def]
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
 
     return AskPapers(corpus_settings)
 

@@ -24,7 +24,7 @@ from types import FrameType, ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("rag", "vectorstore", "ui")
+PACKAGES = ("askpapers.rag", "askpapers.vectorstore", "askpapers.ui")
 _DIRS = tuple(str(ROOT / p) + "/" for p in PACKAGES)
 _SCANNING = ("search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split")
 
@@ -56,7 +56,7 @@ class Counter:
         self.ops = 0
 
 
-def project_modules(skip: frozenset[str] = frozenset({"ui.app"})) -> list[ModuleType]:
+def project_modules(skip: frozenset[str] = frozenset({"askpapers.ui.app"})) -> list[ModuleType]:
     out = []
     for pkg_name in PACKAGES:
         pkg = importlib.import_module(pkg_name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vectorstore.errors import QuestionError
+from askpapers.vectorstore.errors import QuestionError
 
 IB_PAPERS = {
     "Representation Unlearning: Model parameters",

@@ -23,16 +23,16 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.errors import InputError
+from askpapers.vectorstore.formats import MAX_FIELD
+from askpapers.vectorstore.parse import abstract_key, parse_file, parse_paths, short_hash
+from askpapers.vectorstore.pipeline import ingest
+from askpapers.vectorstore.records import StoredPaper
+from askpapers.vectorstore.store import Store
+from askpapers.vectorstore.text import normalise, one_line
+from askpapers.vectorstore.titles import MAX_TITLE, derive_title, unique_titles
 from tests.conftest import CORPUS
-from vectorstore.config import StoreSettings
-from vectorstore.errors import InputError
-from vectorstore.formats import MAX_FIELD
-from vectorstore.parse import abstract_key, parse_file, parse_paths, short_hash
-from vectorstore.pipeline import ingest
-from vectorstore.records import StoredPaper
-from vectorstore.store import Store
-from vectorstore.text import normalise, one_line
-from vectorstore.titles import MAX_TITLE, derive_title, unique_titles
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
 
@@ -155,7 +155,7 @@ def test_non_utf8_text_names_the_file_and_line(tmp_path: Path, fresh_settings: A
 def test_bom_crlf_tabs_and_nbsp_are_normalised_and_evidence_is_verbatim(
     tmp_path: Path, fresh_settings: Any, embedder: Any
 ) -> None:
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
 
     messy_1 = "We propose\ta sparse\u00a0attention  mechanism\r\nfor long\u202fdocuments.\r\n\tIt scales linearly."
     clean_1 = "We propose a sparse attention mechanism for long documents. It scales linearly."

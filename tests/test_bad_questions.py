@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from askpapers.vectorstore.errors import QuestionError
 from tests.conftest import CORPUS
 from tests.test_answers import IB_PAPERS, _verified
-from vectorstore.errors import QuestionError
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
 IB = "Which papers use information bottleneck?"
@@ -96,7 +96,7 @@ def _answers(app: Any, question: str) -> Any:
 
 @pytest.mark.parametrize("question", ["", "   ", "\n\t \r\n", "\x00\x1b[31m\x7f \x1b[0m", "\u3000\x0b\x0c"])
 def test_empty_question_is_a_question_error(app, corpus_settings, question: str) -> None:  # type: ignore[no-untyped-def]
-    from rag.api import ask_stream
+    from askpapers.rag.api import ask_stream
 
     for call in (app.ask, app.search, lambda q: list(ask_stream(q, settings=corpus_settings))):
         with pytest.raises(QuestionError, match=EMPTY) as err:
@@ -105,8 +105,8 @@ def test_empty_question_is_a_question_error(app, corpus_settings, question: str)
 
 
 def test_overlong_question_names_the_limit(app, corpus_settings) -> None:  # type: ignore[no-untyped-def]
-    from rag.api import ask_stream
-    from rag.read.inputs import MAX_QUESTION_CHARS, clean_question
+    from askpapers.rag.api import ask_stream
+    from askpapers.rag.read.inputs import MAX_QUESTION_CHARS, clean_question
 
     question = "Which papers use information bottleneck? " + "x" * 100_000
     message = f"the question is {len(question):,} characters long; the limit is {MAX_QUESTION_CHARS:,}"
@@ -120,7 +120,7 @@ def test_overlong_question_names_the_limit(app, corpus_settings) -> None:  # typ
 
 
 def test_control_characters_are_dropped_and_the_real_question_answered(app) -> None:  # type: ignore[no-untyped-def]
-    from rag.read.inputs import clean_question
+    from askpapers.rag.read.inputs import clean_question
 
     noisy = "\x1b[1mWhich papers\x00 use infor\x00mation\x1b[31m bottleneck?\x1b[0m\x7f\x07"
     assert clean_question(noisy) == IB
@@ -196,7 +196,7 @@ def test_fts_syntax_search_finds_the_topic(app, query: str) -> None:  # type: ig
 
 
 def test_lexical_index_takes_any_string_as_words(app) -> None:  # type: ignore[no-untyped-def]
-    from vectorstore.lexical import match_expression, phrase_expression
+    from askpapers.vectorstore.lexical import match_expression, phrase_expression
 
     lex = app.index.lexical
     titles = {p.paper_id: p.title for p in app.papers()}
@@ -279,7 +279,7 @@ def test_emoji_and_rtl_marks_around_a_real_question(app) -> None:  # type: ignor
 
 @pytest.mark.parametrize(("question", "pid"), UNKNOWN_IDS.items())
 def test_unknown_paper_id_abstains(app, corpus_settings, question: str, pid: str) -> None:  # type: ignore[no-untyped-def]
-    from rag.api import ask_stream
+    from askpapers.rag.api import ask_stream
 
     answer = _answers(app, question)
     _no_match(answer)
@@ -290,8 +290,8 @@ def test_unknown_paper_id_abstains(app, corpus_settings, question: str, pid: str
 
 def test_unknown_paper_id_never_reaches_the_llm(corpus_settings) -> None:  # type: ignore[no-untyped-def]
     """With an LLM configured (here one that is down), an unknown id is still a plain abstention, no fallback."""
-    from rag.api import AskPapers
-    from rag.settings import LLMSettings, Settings
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.settings import LLMSettings, Settings
 
     llm = LLMSettings(base_url="http://127.0.0.1:9/v1", api_key="sk-test", max_retries=0, timeout=5)
     app = AskPapers(Settings(store=corpus_settings.store, retrieval=corpus_settings.retrieval, llm=llm))
@@ -309,8 +309,8 @@ def test_real_paper_ids_and_the_word_id_are_not_flagged(app) -> None:  # type: i
 
 
 def test_ask_stream_yields_text_then_the_answer(corpus_settings) -> None:  # type: ignore[no-untyped-def]
-    from rag.api import ask_stream
-    from rag.types import Answer
+    from askpapers.rag.api import ask_stream
+    from askpapers.rag.types import Answer
 
     for question in ["information bottleneck OR", "'; DROP TABLE papers; --", CHINESE, "the of and to in"]:
         items = list(ask_stream(question, settings=corpus_settings, mode="extractive"))
@@ -345,10 +345,10 @@ CLI_CASES: dict[str, tuple[list[str], int, str]] = {
 @pytest.fixture(scope="module")
 def cli_results(tmp_path_factory: pytest.TempPathFactory, embedder) -> dict[str, subprocess.CompletedProcess[str]]:  # type: ignore[no-untyped-def]
     """Every CLI case run once, a few at a time, against a store of its own (embedded, ingested here)."""
-    from rag.api import AskPapers
-    from rag.settings import Settings
-    from vectorstore.config import StoreSettings
-    from vectorstore.pipeline import ingest
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.settings import Settings
+    from askpapers.vectorstore.config import StoreSettings
+    from askpapers.vectorstore.pipeline import ingest
 
     d = tmp_path_factory.mktemp("cli-bad")
     settings = Settings(store=StoreSettings(data_dir=d, default_corpus=CORPUS))
@@ -396,8 +396,8 @@ def test_cli(cli_results, case: str) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def web(corpus_settings) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    from askpapers.ui.app import launch
     from tests.test_ui import free_port
-    from ui.app import launch
 
     _, url, _ = launch(corpus_settings, port=free_port(), block=False)
     yield url.rstrip("/")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from vectorstore.chunk import TokenCounter, chunk_paper
-from vectorstore.embed import Embedder
-from vectorstore.parse import parse_paths
-from vectorstore.text import sentence_spans
-from vectorstore.types import Chunk, Paper
+from askpapers.vectorstore.chunk import TokenCounter, chunk_paper
+from askpapers.vectorstore.embed import Embedder
+from askpapers.vectorstore.parse import parse_paths
+from askpapers.vectorstore.text import sentence_spans
+from askpapers.vectorstore.types import Chunk, Paper
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
 

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from rag.report.citation_export import bib_value, csv_cell, md_inert, to_bibtex, to_csv, to_markdown
-from rag.types import Answer, Citation
-from vectorstore.text import printable
+from askpapers.rag.report.citation_export import bib_value, csv_cell, md_inert, to_bibtex, to_csv, to_markdown
+from askpapers.rag.types import Answer, Citation
+from askpapers.vectorstore.text import printable
 
 EXFIL = "http://127.0.0.1:9/x.png"
 HOSTILE_TITLES = [
@@ -218,8 +218,8 @@ ICML2024 = Path("/work/shared/datasets/conference/icml2024.jsonl")
 
 @pytest.mark.skipif(not ICML2024.exists(), reason="needs the shared ICML 2024 corpus")
 def test_bibtex_of_49_icml_2024_papers_reads_back_with_unique_keys(tmp_path: Path) -> None:
-    from vectorstore.parse import parse_file
-    from vectorstore.text import sentences
+    from askpapers.vectorstore.parse import parse_file
+    from askpapers.vectorstore.text import sentences
 
     with ICML2024.open(encoding="utf-8") as fh:
         lines = [line for _, line in zip(range(49), fh, strict=False)]

@@ -128,12 +128,12 @@ def test_serve_maps_gradios_busy_port_error(
     tmp_path: Path, busy_port: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The port taken between the check and Gradio's own bind: Gradio's OSError is said the same way."""
-    from ui import cli, commands
+    from askpapers.ui import cli, commands
 
     monkeypatch.setenv("ASKPAPERS_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("ASKPAPERS_DEFAULT_CORPUS", str(CORPUS))
     monkeypatch.setattr(commands, "port_free", lambda host, port: True)  # the check passed a moment before
-    from rag.settings import get_settings
+    from askpapers.rag.settings import get_settings
 
     get_settings.cache_clear()
     try:

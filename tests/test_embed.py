@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vectorstore.embed import DIM, Embedder
-from vectorstore.errors import StoreError
+from askpapers.vectorstore.embed import DIM, Embedder
+from askpapers.vectorstore.errors import StoreError
 
 
 def test_vectors_are_normalised_and_meaningful(embedder) -> None:  # type: ignore[no-untyped-def]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rag.evaluation.metrics import ndcg_at, prefix, prf, recall_at
+from askpapers.rag.evaluation.metrics import ndcg_at, prefix, prf, recall_at
 from tests.conftest import CORPUS
 from tests.test_query import read
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from rag.types import Citation
-from vectorstore.text import QUOTE_MOST, content_stems, elide, sentence_spans, sentences, trim
-from vectorstore.types import Paper
+from askpapers.rag.types import Citation
+from askpapers.vectorstore.text import QUOTE_MOST, content_stems, elide, sentence_spans, sentences, trim
+from askpapers.vectorstore.types import Paper
 
 GLUED = (
     "Sparse attention is costly for long documents and hard to tune in practice.Traditional methods prune heads "
@@ -95,7 +95,7 @@ def test_a_long_sentence_is_trimmed_around_its_matched_words() -> None:
 
 def test_trim_work_is_linear_in_the_words() -> None:
     """Two pointers and one growth pass: doubling a sentence at most about doubles the stems looked up."""
-    from vectorstore import text
+    from askpapers.vectorstore import text
 
     calls = 0
     real = text.stems
@@ -137,8 +137,8 @@ def test_answers_quote_single_sentences_of_glued_and_long_abstracts(
     tmp_path: Path, fresh_settings: Any, embedder: Any
 ) -> None:
     """End to end (the papers in memory): no quote in a list answer runs past about 400 characters, each verbatim."""
-    from rag.api import AskPapers
-    from rag.retrieve.memory_index import MemoryIndex
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.retrieve.memory_index import MemoryIndex
 
     records = [
         {"id": "g1", "title": "Learned Sparse Routers", "abstract": GLUED},

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-import rag
+from askpapers import rag
 
 
 def test_every_facade_name_resolves_to_what_its_module_defines() -> None:
@@ -22,7 +22,7 @@ def test_no_facade_name_is_also_a_module_of_rag() -> None:
 
 
 def test_the_errors_ui_catches_are_the_ones_rag_raises() -> None:
-    from vectorstore import errors
+    from askpapers.vectorstore import errors
 
     assert rag.QuestionError is errors.QuestionError and issubclass(rag.QuestionError, rag.AskPapersError)
     assert rag.InputError is errors.InputError

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from rag.api import AskPapers
-from rag.settings import LLMSettings, RetrievalSettings, Settings
-from rag.types import Answer
+from askpapers.rag.api import AskPapers
+from askpapers.rag.settings import LLMSettings, RetrievalSettings, Settings
+from askpapers.rag.types import Answer
+from askpapers.vectorstore.errors import StoreError
+from askpapers.vectorstore.lexical import lexical_path
+from askpapers.vectorstore.pipeline import ingest
+from askpapers.vectorstore.store import Store
 from tests.conftest import CORPUS, make_settings
 from tests.fake_openai import FakeOpenAI, Reply
-from vectorstore.errors import StoreError
-from vectorstore.lexical import lexical_path
-from vectorstore.pipeline import ingest
-from vectorstore.store import Store
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
 RC = "Which papers are about reservoir computing?"
@@ -213,8 +213,8 @@ class _Flaky:
 
 
 def _guarded(flaky: _Flaky, slept: list[float]) -> Any:
-    from vectorstore.chroma_client import Guarded
-    from vectorstore.config import StoreSettings
+    from askpapers.vectorstore.chroma_client import Guarded
+    from askpapers.vectorstore.config import StoreSettings
 
     return Guarded(flaky, StoreSettings(data_dir=Path("/nonexistent")), sleep=slept.append)
 
@@ -223,7 +223,7 @@ def test_a_read_meeting_a_concurrent_writers_commit_is_retried_then_answers() ->
     """Chroma's "Error finding id" while another process commits a batch: the read is tried again, not failed."""
     from chromadb.errors import InternalError
 
-    from vectorstore.chroma_client import READ_RETRY_PAUSES
+    from askpapers.vectorstore.chroma_client import READ_RETRY_PAUSES
 
     slept: list[float] = []
     flaky = _Flaky(2, InternalError("Error executing plan: Internal error: Error finding id"))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rag.evaluation.frames import all_frames, fill, frames
+from askpapers.rag.evaluation.frames import all_frames, fill, frames
 from tests.conftest import make_settings
 
 # (topic, the sentences of its papers): each paper states the topic in one sentence, among others about its method
@@ -82,8 +82,8 @@ def corpus_app_in(root: Path, embedder: Any, **answer: Any) -> Any:
     """A facade over the hand-made corpus in memory (written to ``root`` and read as an ingest reads it): the
     planner, the matcher and the answerers read papers through the index interface alone. ``answer``: answer
     settings to change."""
-    from rag.api import AskPapers
-    from rag.retrieve.memory_index import MemoryIndex
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.retrieve.memory_index import MemoryIndex
 
     path = root / "papers.jsonl"
     path.write_text("\n".join(json.dumps(p) for p in _papers()) + "\n", encoding="utf-8")

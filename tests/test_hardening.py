@@ -26,10 +26,10 @@ IB = "Which papers use information bottleneck?"
 def web(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[tuple[str, Any]]:
     import gradio as gr
 
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
+    from askpapers.ui.app import launch
+    from askpapers.vectorstore.pipeline import ingest
     from tests.test_ui import free_port
-    from ui.app import launch
-    from vectorstore.pipeline import ingest
 
     settings = make_settings(tmp_path_factory.mktemp("hardening") / "store")
     ingest([CORPUS], settings.store, progress=False, embedder=embedder)
@@ -99,8 +99,8 @@ def test_bad_api_arguments_get_clear_errors(web: tuple[str, Any], args: list[Any
 
 
 def test_python_api_validates_at_the_boundary(corpus_settings: Any) -> None:
-    from rag.api import AskPapers
-    from vectorstore.errors import AskPapersError, QuestionError
+    from askpapers.rag.api import AskPapers
+    from askpapers.vectorstore.errors import AskPapersError, QuestionError
 
     app = AskPapers(corpus_settings)
     cases = [({"year": "abc"}, "invalid filters: year"), ({"year": 10**30}, "invalid filters"),
@@ -124,8 +124,8 @@ def test_add_reads_only_files_gradio_received_as_uploads(web: tuple[str, Any], t
     import gradio as gr
     from gradio_client import Client, handle_file
 
-    from ui.guard import uploaded_paths
-    from vectorstore.errors import InputError
+    from askpapers.ui.guard import uploaded_paths
+    from askpapers.vectorstore.errors import InputError
 
     url, app = web
     before = len(app.papers())
@@ -172,9 +172,9 @@ def test_add_reads_only_files_gradio_received_as_uploads(web: tuple[str, Any], t
 def test_a_running_app_rebuilds_a_damaged_bm25_file(tmp_path: Path, embedder: Any) -> None:
     import sqlite3
 
-    from rag.api import AskPapers
-    from vectorstore.lexical import lexical_path
-    from vectorstore.pipeline import ingest
+    from askpapers.rag.api import AskPapers
+    from askpapers.vectorstore.lexical import lexical_path
+    from askpapers.vectorstore.pipeline import ingest
 
     settings = make_settings(tmp_path / "store")
     ingest([CORPUS], settings.store, progress=False, embedder=embedder)
@@ -213,9 +213,9 @@ def test_login_back_off_several_users_and_the_host_check(corpus_settings: Any) -
     on how fast a busy machine answers 100 requests."""
     import gradio as gr
 
-    from rag.settings import Settings, UISettings
+    from askpapers.rag.settings import Settings, UISettings
+    from askpapers.ui.app import launch
     from tests.test_ui import free_port
-    from ui.app import launch
 
     now = [1000.0]
     settings = Settings(store=corpus_settings.store, ui=UISettings(auth="ada:lovelace, alan:turing"))
@@ -252,8 +252,8 @@ def test_login_back_off_several_users_and_the_host_check(corpus_settings: Any) -
 def test_export_folders_are_rotated_and_removed_at_exit(tmp_path: Path) -> None:
     script = """
 import sys
-from rag.types import Answer, Citation
-from ui.app import Exports
+from askpapers.rag.types import Answer, Citation
+from askpapers.ui.app import Exports
 e = Exports(keep=5)
 a = Answer(question="q", text="t [1]", found=True, citations=[
     Citation(n=1, paper_id="p", title="T", evidence="E.", abstract="E.", score=0.1)])
@@ -272,8 +272,8 @@ print(e.root, len([p for p in e.root.iterdir() if p.is_dir()]), len(files))
 
 EXPORTER = """
 import os, signal, sys
-from rag.types import Answer, Citation
-from ui.exports import Exports
+from askpapers.rag.types import Answer, Citation
+from askpapers.ui.exports import Exports
 e = Exports()
 e.write(Answer(question="q", text="t [1]", found=True, citations=[
     Citation(n=1, paper_id="p", title="T", evidence="E.", abstract="E.", score=0.1)]))
@@ -359,7 +359,7 @@ EVIL_ABSTRACT = (
 
 @pytest.fixture(scope="module")
 def evil_store(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.pipeline import ingest
 
     d = tmp_path_factory.mktemp("evil")
     f = d / "evil.jsonl"

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from rag.retrieve.chroma_index import PaperIndex
-from rag.retrieve.index import Index
-from rag.retrieve.memory_index import MemoryIndex
+from askpapers.rag.retrieve.chroma_index import PaperIndex
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.memory_index import MemoryIndex
+from askpapers.vectorstore.types import Filters
 from tests.conftest import make_settings
-from vectorstore.types import Filters
 
 GITHUB = "https://github.com/example/code"
 ROWS: list[dict[str, Any]] = [
@@ -46,7 +46,7 @@ IDS = [r["id"] for r in ROWS]
 
 @pytest.fixture(scope="module")
 def chroma(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> PaperIndex:
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.pipeline import ingest
 
     root = tmp_path_factory.mktemp("contract")
     (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
@@ -243,8 +243,8 @@ def test_the_memory_index_changes_revision_when_papers_are_added(memory: MemoryI
 
 def test_a_facade_over_a_given_index(memory: MemoryIndex, tmp_path: Path) -> None:
     """The facade answers from the index it is given, and refuses what only a store can do."""
-    from rag.api import AskPapers
-    from vectorstore.errors import StoreError
+    from askpapers.rag.api import AskPapers
+    from askpapers.vectorstore.errors import StoreError
 
     app = AskPapers(make_settings(tmp_path / "store"), warm=False, index=memory)
     assert app.index is memory

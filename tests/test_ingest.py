@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from rag.api import AskPapers
+from askpapers.rag.api import AskPapers
+from askpapers.vectorstore.errors import EmbedderMismatchError, InputError
+from askpapers.vectorstore.pipeline import ingest
+from askpapers.vectorstore.store import Store
 from tests.conftest import CORPUS, make_settings
-from vectorstore.errors import EmbedderMismatchError, InputError
-from vectorstore.pipeline import ingest
-from vectorstore.store import Store
 
 
 def _write_jsonl(path: Path, records: list[dict[str, object]]) -> Path:
@@ -76,7 +76,7 @@ def test_chroma_default_embedding_function_never_runs(monkeypatch, fresh_setting
         raise AssertionError("Chroma's default embedding function ran (it downloads a model)")
 
     monkeypatch.setattr(chroma_types.DefaultEmbeddingFunction, "__call__", refuse)
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
 
     ingest([CORPUS / "000_998e2866a7010a14.txt"], fresh_settings.store, progress=False, embedder=embedder)
     answer = AskPapers(fresh_settings).ask("Which papers are about reservoir computing?")
@@ -97,7 +97,7 @@ def test_duplicate_abstracts_become_one_paper(tmp_path, fresh_settings, embedder
 
 
 def test_embed_export_then_ingest_matches_a_normal_ingest(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
-    from vectorstore.embed_export import embed_to_jsonl
+    from askpapers.vectorstore.embed_export import embed_to_jsonl
 
     out = tmp_path / "embedded.jsonl"
     assert embed_to_jsonl([CORPUS], out, fresh_settings.store, progress=False, embedder=embedder) == (38, 0)
@@ -165,7 +165,7 @@ def test_bad_precomputed_embedding_is_rejected_and_nothing_written(
 def test_each_committed_batch_is_seen_by_a_running_app(tmp_path, fresh_settings, embedder, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """An ingest that dies part-way has changed the store: a running app must see the batches it committed,
     even when they only updated abstracts (the paper count does not change; the revision marker must)."""
-    from vectorstore.errors import StoreError
+    from askpapers.vectorstore.errors import StoreError
 
     def write(name: str, records: list[dict[str, str]]) -> Path:
         path = tmp_path / name

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from askpapers.vectorstore.errors import QuestionError
 from tests.conftest import make_settings
-from vectorstore.errors import QuestionError
 
 IB = "Which papers use information bottleneck?"
 HABITATS = ["dry scrub", "coastal heath", "island forest", "wet gullies", "burnt woodland"]
@@ -35,9 +35,9 @@ def quokka_corpus(path: Path, n: int) -> Path:
 @pytest.fixture(scope="module")
 def quokka_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     """The quokka corpus in memory (answers read papers through the index interface alone)."""
-    from rag.api import AskPapers
-    from rag.retrieve.memory_index import MemoryIndex
-    from rag.settings import AnswerSettings, Settings
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.retrieve.memory_index import MemoryIndex
+    from askpapers.rag.settings import AnswerSettings, Settings
 
     d = tmp_path_factory.mktemp("quokka")
     settings = make_settings(d / "store")
@@ -103,7 +103,7 @@ def test_bundled_examples_are_answered(app: Any) -> None:
 
 
 def test_emphasis_in_abstracts_renders_and_everything_else_stays_text() -> None:
-    from ui.render import answer_html, inline_html
+    from askpapers.ui.render import answer_html, inline_html
 
     shown = inline_html("we present **SymSpectra**, a *new* <img src=x onerror=alert(1)> [x](javascript:alert(1))")
     assert "<strong>SymSpectra</strong>" in shown and "<em>new</em>" in shown

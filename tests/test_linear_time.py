@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from tests import regex_steps
 from tests.op_count import is_linear, ops, project_modules
 
-PACKAGES = ("rag", "vectorstore", "ui")
-SKIP_MODULES = {"ui.app"}  # imports gradio (slow); it holds no pattern that sees user text unbounded
+PACKAGES = ("askpapers.rag", "askpapers.vectorstore", "askpapers.ui")
+SKIP_MODULES = {"askpapers.ui.app"}  # imports gradio (slow); it holds no pattern that sees user text unbounded
 UNITS = [
     ",", " ", "  ,", "a", "a ", "a-", "A", "Ab", "A ", "(", "(a", "((", ")", "[", "[a", "![", "]", "<", "<a ",
     "*", "**", "_", ".", ". ", "a. ", "A. ", "or ", ", or", " and/or", "\u00a0", "1", "1.", "a(", "(AB)", " (ABC)",
@@ -82,7 +82,7 @@ def _slow_pattern_inputs(pattern: re.Pattern[str], first: bool = False) -> list[
 def test_the_patterns_are_collected() -> None:
     names = {n for n, _ in PATTERNS}
     assert len(PATTERNS) > 30
-    assert "vectorstore.text._BOUNDARY" in names and "rag.decide.citations.MARKER" in names
+    assert "askpapers.vectorstore.text._BOUNDARY" in names and "askpapers.rag.decide.citations.MARKER" in names
 
 
 @pytest.mark.parametrize(("name", "pattern"), PATTERNS, ids=[n for n, _ in PATTERNS])
@@ -111,9 +111,9 @@ def test_the_step_count_catches_a_quadratic_pattern(source: str) -> None:
 
 
 def _text_functions() -> list[tuple[str, Callable[[str], object]]]:
-    from rag.read import inputs, query
+    from askpapers.rag.read import inputs, query
+    from askpapers.vectorstore import parse, text, titles
     from tests.test_query import lexicon
-    from vectorstore import parse, text, titles
 
     return [
         ("inputs.clean_question", lambda s: inputs.clean_question(s[: inputs.MAX_QUESTION_CHARS * 4])),
@@ -133,7 +133,7 @@ def _text_functions() -> list[tuple[str, Callable[[str], object]]]:
 def _slow_function_inputs(
     fn: Callable[[str], object], chars: int = 64, also: tuple[str, ...] = (), first: bool = False
 ) -> list[str]:
-    from vectorstore.errors import AskPapersError
+    from askpapers.vectorstore.errors import AskPapersError
 
     def call(s: str) -> object:
         try:
@@ -163,7 +163,7 @@ def test_text_functions_run_in_linear_time(name: str, fn: Callable[[str], object
 
 def _sentence_spans_rescanning(text: str) -> list[tuple[int, int]]:
     """A deliberately quadratic sentence splitter: it searches the rest of the text again after each sentence."""
-    from vectorstore.text import _BOUNDARY
+    from askpapers.vectorstore.text import _BOUNDARY
 
     spans, start = [], 0
     while start < len(text):
@@ -194,10 +194,10 @@ def test_planning_work_grows_linearly_with_the_question(fragment: str) -> None:
     """Property: a question of up to the limit, built from separators and connectives, takes planning work that
     grows linearly with its length (counted at n, 2n and 4n repeats), and its topic is made of the question's
     own characters."""
-    from rag.read.inputs import MAX_QUESTION_CHARS, clean_question
-    from rag.read.query import plan
+    from askpapers.rag.read.inputs import MAX_QUESTION_CHARS, clean_question
+    from askpapers.rag.read.query import plan
+    from askpapers.vectorstore.errors import QuestionError
     from tests.test_query import lexicon
-    from vectorstore.errors import QuestionError
 
     prefix = "Which papers use sparse "
     n = max(1, (MAX_QUESTION_CHARS - len(prefix)) // (4 * len(fragment)))

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from rag.api import AskPapers
-from rag.settings import LLMSettings, RetrievalSettings, Settings
-from rag.types import Answer, Progress
+from askpapers.rag.api import AskPapers
+from askpapers.rag.settings import LLMSettings, RetrievalSettings, Settings
+from askpapers.rag.types import Answer, Progress
 from tests.fake_openai import FakeOpenAI, Reply
 
 KEY = "sk-test-SECRET-0123456789"
@@ -245,8 +245,8 @@ HOSTILE = (
 
 
 def test_prompt_injection_in_an_abstract(tmp_path, fake, embedder) -> None:  # type: ignore[no-untyped-def]
+    from askpapers.vectorstore.pipeline import ingest
     from tests.conftest import CORPUS, make_settings
-    from vectorstore.pipeline import ingest
 
     hostile = tmp_path / "hostile.jsonl"
     hostile.write_text(json.dumps({"id": "evil", "title": "Information bottleneck tricks", "abstract": HOSTILE}) + "\n")

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from ui.guard import LoginThrottle
+from askpapers.ui.guard import LoginThrottle
 
 USERS = {"ada": "lovelace", "alan": "turing"}
 
@@ -110,9 +110,9 @@ def test_an_oversized_login_form_is_refused(throttle: LoginThrottle) -> None:
 def served(corpus_settings: Any) -> Iterator[str]:
     import gradio as gr
 
-    from rag.settings import Settings, UISettings
+    from askpapers.rag.settings import Settings, UISettings
+    from askpapers.ui.app import launch
     from tests.test_ui import free_port
-    from ui.app import launch
 
     settings = Settings(store=corpus_settings.store, ui=UISettings(auth="ada:lovelace"))
     _, url, _ = launch(settings, port=free_port(), block=False)

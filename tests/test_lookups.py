@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from rag.api import AskPapers
+from askpapers.rag.api import AskPapers
+from askpapers.vectorstore.lexical import LexicalIndex
+from askpapers.vectorstore.pipeline import ingest
 from tests.conftest import CORPUS
-from vectorstore.lexical import LexicalIndex
-from vectorstore.pipeline import ingest
 
 STATS = ["size", "phrase_count", "facet_count", "word_df", "words_with_stems", "venues"]
 QUESTIONS = [
@@ -67,7 +67,7 @@ def test_the_paper_count_is_read_not_counted(fresh_settings: Any, embedder: Any)
     reads every row; both agree."""
     import sqlite3
 
-    from vectorstore.lexical import lexical_path
+    from askpapers.vectorstore.lexical import lexical_path
 
     ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
     index = LexicalIndex(lexical_path(fresh_settings.store))

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from rag.answerers.chain import load_prompt
-from rag.api import AskPapers
-from rag.settings import AnswerSettings, LLMSettings, Settings
-from rag.types import Answer, Progress
+from askpapers.rag.answerers.chain import load_prompt
+from askpapers.rag.api import AskPapers
+from askpapers.rag.settings import AnswerSettings, LLMSettings, Settings
+from askpapers.rag.types import Answer, Progress
 from tests.conftest import make_settings
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.test_llm import server as server  # the module's fake OpenAI server
@@ -56,7 +56,7 @@ def fake(server: FakeOpenAI) -> FakeOpenAI:
 
 
 def store_of(tmp: Path, records: list[dict[str, str]], embedder: Any) -> Settings:
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.pipeline import ingest
 
     corpus = tmp / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
@@ -291,8 +291,8 @@ def test_the_judge_can_be_turned_off(judged: Settings, fake: FakeOpenAI) -> None
 @pytest.fixture(scope="module")
 def fifty(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Settings:
     """A 50-paper store: the 38 bundled abstracts, the judge's five and seven on model merging."""
+    from askpapers.vectorstore.pipeline import ingest
     from tests.conftest import CORPUS
-    from vectorstore.pipeline import ingest
 
     tmp = tmp_path_factory.mktemp("fifty")
     extra = tmp / "extra.jsonl"

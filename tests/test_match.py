@@ -104,8 +104,8 @@ FILLER = [
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     """The facade over the corpus in memory (the matcher reads papers through the index interface alone)."""
-    from rag.api import AskPapers
-    from rag.retrieve.memory_index import MemoryIndex
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.retrieve.memory_index import MemoryIndex
 
     root = tmp_path_factory.mktemp("match")
     rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in PAPERS.items()]
@@ -202,7 +202,7 @@ def test_an_acronym_inside_a_phrase_is_spelled_out(app: Any) -> None:
 
 
 def test_spellings_take_the_acronyms_of_kinds_of_a_phrase_only() -> None:
-    from rag.decide.acronyms import spellings
+    from askpapers.rag.decide.acronyms import spellings
 
     texts = ["Large language models (LLMs) and recurrent neural networks (RNNs) and vision transformers (ViTs)."]
     got = spellings(["language models", "recurrent networks", "networks", "transformers", "large models"], texts)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rag.retrieve.rerank import LearnedRanker
+from askpapers.rag.retrieve.rerank import LearnedRanker
 from tests.test_frames import corpus_app_in
 
 
@@ -78,7 +78,7 @@ def test_a_stray_word_never_empties_an_answer(small_list: Any, stray: str) -> No
 
 
 def test_the_shipped_membership_model_weighs_evidence_the_right_way() -> None:
-    from rag.decide.membership import FEATURES, CandidateEvidence, FacetEvidence, Ranked, features, shipped
+    from askpapers.rag.decide.membership import FEATURES, CandidateEvidence, FacetEvidence, Ranked, features, shipped
 
     model = shipped()
     assert model is not None and 0.0 < model.cut < 1.0
@@ -100,9 +100,9 @@ def test_the_shipped_membership_model_weighs_evidence_the_right_way() -> None:
 def test_follow_ups_are_worked_out_from_the_parts_alone(small_list: Any) -> None:
     """The previous answer's papers come from the parts the follow-ups are given (no call into the facade): from
     the ids the history carries, or by answering its question again, whole."""
-    from rag.answerers.followup import FollowUps
-    from rag.types import Message
-    from vectorstore.types import Filters
+    from askpapers.rag.answerers.followup import FollowUps
+    from askpapers.rag.types import Message
+    from askpapers.vectorstore.types import Filters
 
     parts = small_list.parts
     followups = FollowUps(parts.index, parts.lexicon, parts.answerers["extractive"])

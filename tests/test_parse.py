@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vectorstore.errors import InputError
-from vectorstore.parse import ParseResult, abstract_key, parse_file, parse_paths, short_hash
+from askpapers.vectorstore.errors import InputError
+from askpapers.vectorstore.parse import ParseResult, abstract_key, parse_file, parse_paths, short_hash
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
 
@@ -472,7 +472,7 @@ def test_github_url_field_counts_as_code(tmp_path: Path) -> None:
 
 def test_jsonl_is_read_one_line_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A JSONL corpus with embeddings runs to hundreds of megabytes: it must never be read whole."""
-    import vectorstore.formats as formats
+    import askpapers.vectorstore.formats as formats
 
     def whole_file(path: Path) -> str:
         raise AssertionError(f"{path} was read whole")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rag.evaluation.frames import PHRASINGS, fill
+from askpapers.rag.evaluation.frames import PHRASINGS, fill
 
 # the dev list topics of the bundled corpus (as in ../shared/eval/dev_questions.jsonl), and the papers each finds
 TOPICS = [

@@ -83,8 +83,8 @@ def test_a_followup_can_only_filter(app: Any) -> None:
 
 @pytest.fixture(scope="module")
 def cli_store(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> dict[str, str]:
+    from askpapers.vectorstore.pipeline import ingest
     from tests.conftest import make_settings
-    from vectorstore.pipeline import ingest
 
     settings = make_settings(tmp_path_factory.mktemp("plans-cli") / "store")
     if settings.store.mode != "embedded":

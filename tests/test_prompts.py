@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answerers.chain import load_prompt, prompt_variables
+from askpapers.rag.answerers.chain import load_prompt, prompt_variables
 
 VARIABLES = {
     "condense": {"history", "question"},
@@ -31,5 +31,7 @@ def test_json_prompts_show_their_reply_shape(name: str) -> None:
 def test_every_prompt_file_is_known() -> None:
     from importlib import resources
 
-    files = {p.name.removesuffix(".md") for p in resources.files("rag.prompts").iterdir() if p.name.endswith(".md")}
+    files = {
+        p.name.removesuffix(".md") for p in resources.files("askpapers.prompts").iterdir() if p.name.endswith(".md")
+    }
     assert files - {"README"} == set(VARIABLES)

@@ -7,11 +7,11 @@ import functools
 
 import pytest
 
-from rag.read.lexicon import CorpusLexicon
-from rag.read.query import REQUEST_WORDS, QueryPlan, core_text, plan
-from rag.retrieve.memory_index import MemoryIndex
-from vectorstore.text import stems
-from vectorstore.types import Paper
+from askpapers.rag.read.lexicon import CorpusLexicon
+from askpapers.rag.read.query import REQUEST_WORDS, QueryPlan, core_text, plan
+from askpapers.rag.retrieve.memory_index import MemoryIndex
+from askpapers.vectorstore.text import stems
+from askpapers.vectorstore.types import Paper
 
 DOCS = [
     "We study reinforcement learning for robotic manipulation with a learned model.",
@@ -507,7 +507,7 @@ def test_plan_is_serialisable() -> None:
     ],
 )
 def test_the_searched_core_drops_only_the_wrapping(typed: str, core: str) -> None:
-    from rag.read.query import core_text
+    from askpapers.rag.read.query import core_text
 
     assert core_text(read(typed)) == core
 
@@ -536,7 +536,7 @@ def test_the_search_text_of_a_framed_question_is_its_topic() -> None:
 def test_a_statement_is_searched_whole_however_its_units_are_weighed() -> None:
     """A claim or a bare topic wraps nothing: a unit the topicality model finds unlikely (a number, an acronym of
     another field) is still what is searched; in a question, the same weights leave the request's words out."""
-    from rag.types import Facet
+    from askpapers.rag.types import Facet
 
     claim = "32% of liver transplantation programs required patients to discontinue methadone treatment"
     facets = [

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag.api import AskPapers
-from rag.retrieve.forest import Forest
-from rag.retrieve.rank_features import FEATURES, N_TEXT, QueryText, text_features
-from rag.retrieve.rerank import LearnedRanker, model_path
-from rag.retrieve.retrieval import Query, hybrid
-from rag.settings import RetrievalSettings, Settings
-from vectorstore.features import DocText
+from askpapers.rag.api import AskPapers
+from askpapers.rag.retrieve.forest import Forest
+from askpapers.rag.retrieve.rank_features import FEATURES, N_TEXT, QueryText, text_features
+from askpapers.rag.retrieve.rerank import LearnedRanker, model_path
+from askpapers.rag.retrieve.retrieval import Query, hybrid
+from askpapers.rag.settings import RetrievalSettings, Settings
+from askpapers.vectorstore.features import DocText
 
 TEXT = FEATURES[FEATURES.index("cov_best_sent") : FEATURES.index("cov_best_sent") + N_TEXT]
 
@@ -73,7 +73,8 @@ def test_search_and_extractive_answers_never_import_lightgbm_or_langchain(corpus
     import sys
 
     code = (
-        "import sys; from rag.api import AskPapers; from rag.settings import Settings; from vectorstore.config import "
+        "import sys; from askpapers.rag.api import AskPapers; from askpapers.rag.settings import Settings; from "
+        "askpapers.vectorstore.config import "
         f"StoreSettings; a = AskPapers(Settings(store=StoreSettings(data_dir={str(corpus_settings.store.data_dir)!r}, "
         f"collection={corpus_settings.store.collection!r}))); assert a.search('information bottleneck', 3); "
         "assert a.ask('Which papers use information bottleneck?', mode='extractive').citations; "

@@ -15,21 +15,21 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
-from rag.api import AskPapers
-from rag.retrieve.chroma_index import PaperIndex
-from rag.retrieve.rank_features import FEATURES
-from rag.retrieve.rerank import LearnedRanker, Pool
-from rag.retrieve.retrieval import FusionRetriever, hybrid
-from rag.settings import RetrievalSettings, Settings
+from askpapers.rag.api import AskPapers
+from askpapers.rag.retrieve.chroma_index import PaperIndex
+from askpapers.rag.retrieve.rank_features import FEATURES
+from askpapers.rag.retrieve.rerank import LearnedRanker, Pool
+from askpapers.rag.retrieve.retrieval import FusionRetriever, hybrid
+from askpapers.rag.settings import RetrievalSettings, Settings
+from askpapers.vectorstore.embed import Embedder
+from askpapers.vectorstore.errors import StoreError
+from askpapers.vectorstore.features import DocText, encode
+from askpapers.vectorstore.parse import parse_paths
+from askpapers.vectorstore.pipeline import ingest
+from askpapers.vectorstore.text import acronym_definitions, phrase_forms, sentence_spans, stems
+from askpapers.vectorstore.text import tokens as word_tokens
+from askpapers.vectorstore.types import Paper
 from tests.conftest import CORPUS, make_settings
-from vectorstore.embed import Embedder
-from vectorstore.errors import StoreError
-from vectorstore.features import DocText, encode
-from vectorstore.parse import parse_paths
-from vectorstore.pipeline import ingest
-from vectorstore.text import acronym_definitions, phrase_forms, sentence_spans, stems
-from vectorstore.text import tokens as word_tokens
-from vectorstore.types import Paper
 
 PROPERTY = hyp_settings(deadline=None, max_examples=300, database=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -102,7 +102,7 @@ def test_stemming_from_several_threads_at_once() -> None:
     share it unguarded (they raised IndexError or returned another word's stem)."""
     import threading
 
-    from vectorstore.text import stem
+    from askpapers.vectorstore.text import stem
 
     uncached = stem.__wrapped__  # (each call stems: no cache hits)
     words = sorted({w for p in parse_paths([CORPUS]).papers for w in word_tokens(p.abstract)})
@@ -191,7 +191,7 @@ def test_a_first_time_search_derives_no_paper_text_data(
     """The papers' stems, sentences and phrase forms are derived when they are indexed, not per query: in a new
     app (nothing cached, no warm-up), first-time searches tokenise and stem no paper, and their pools' features
     equal those of the text-building reranker."""
-    from vectorstore import features
+    from askpapers.vectorstore import features
 
     built: list[str] = []
     real = features._parts
@@ -280,7 +280,7 @@ def test_questions_do_not_wait_for_a_warm_up_that_covers_part_of_the_store(
 ) -> None:
     """Past :data:`WARM` papers the warm-up covers a fraction of the store: questions then do not wait for it
     (they read their own papers' data); up to it they do."""
-    from rag.retrieve import rerank
+    from askpapers.rag.retrieve import rerank
 
     ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
     ranker.warm_in_background(wait=True).join(60)
@@ -303,8 +303,8 @@ def test_one_shot_commands_do_not_warm_up(
 ) -> None:
     """`askpapers ask` and `askpapers search` answer one question and exit: a warm-up of the store would only
     compete with it (and a cold start on a large store would pay for it). The module functions warm up."""
-    from rag import api
-    from ui import cli
+    from askpapers.rag import api
+    from askpapers.ui import cli
 
     started: list[bool] = []
     real = LearnedRanker.warm_in_background
@@ -329,7 +329,7 @@ def test_exit_stops_a_running_warm_up_and_waits_for_it(corpus_settings: Settings
     """A daemon thread still inside Chroma's native code while the interpreter shuts down crashed a one-question
     process on a 2,610-paper store (SIGSEGV after the answer was printed): at exit the warm-up is stopped, and
     the exit waits for it to end its batch."""
-    from rag.retrieve import rerank
+    from askpapers.rag.retrieve import rerank
 
     index = PaperIndex(corpus_settings.store, embedder)
     ranker = LearnedRanker(index)
@@ -358,8 +358,8 @@ def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder
     """The dense search asks Chroma for chunk ids and distances only, the texts coming from a cache: the same
     hits (paper, text, similarity, position, in order) as the query that reads documents and metadata, before and
     after a warm-up filled the cache, with and without filters."""
-    from vectorstore.records import where_clause
-    from vectorstore.types import Filters
+    from askpapers.vectorstore.records import where_clause
+    from askpapers.vectorstore.types import Filters
 
     index = PaperIndex(corpus_settings.store, embedder)
     scopes = [None, Filters(has_code=True), Filters(year=2026), Filters(venue="NeurIPS 2019")]
@@ -378,8 +378,8 @@ def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder
 def test_snippets_from_the_warmed_sentence_stems_equal_the_computed_ones(app: AskPapers) -> None:
     """search's snippets read each sentence's stems from the reranker's per-paper data when it has them: the same
     sentence as computing them, for every bundled paper and several queries; nothing for another revision."""
-    from rag.decide import snippets
-    from vectorstore.text import content_stems
+    from askpapers.rag.decide import snippets
+    from askpapers.vectorstore.text import content_stems
 
     ranker = app.parts.retriever.ranker
     assert ranker is not None

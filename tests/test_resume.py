@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.embed import DIM, EMBEDDER_ID
+from askpapers.vectorstore.store import Store
 from tests.chroma_server import ChromaServer
 from tests.conftest import CORPUS
-from vectorstore.config import StoreSettings
-from vectorstore.embed import DIM, EMBEDDER_ID
-from vectorstore.store import Store
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
 PROGRESS = re.compile(rb"(\d+)/(\d+)")

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from rag.api import AskPapers
-from rag.retrieve.index import best_chunk_per_paper
-from rag.retrieve.retrieval import rrf
+from askpapers.rag.api import AskPapers
+from askpapers.rag.retrieve.index import best_chunk_per_paper
+from askpapers.rag.retrieve.retrieval import rrf
+from askpapers.vectorstore.errors import QuestionError
+from askpapers.vectorstore.features import DocText
+from askpapers.vectorstore.lexical import match_expression
+from askpapers.vectorstore.types import ChunkHit
 from tests.conftest import CORPUS
-from vectorstore.errors import QuestionError
-from vectorstore.features import DocText
-from vectorstore.lexical import match_expression
-from vectorstore.types import ChunkHit
 
 
 def test_rrf_sums_reciprocal_ranks() -> None:
@@ -64,9 +64,9 @@ def test_lexical_syntax_never_reaches_fts5() -> None:
 
 
 def test_lexical_index_is_rebuilt_when_the_store_changes(tmp_path, fresh_settings, embedder) -> None:  # type: ignore[no-untyped-def]
-    from rag.api import AskPapers
-    from vectorstore.lexical import lexical_path
-    from vectorstore.pipeline import ingest
+    from askpapers.rag.api import AskPapers
+    from askpapers.vectorstore.lexical import lexical_path
+    from askpapers.vectorstore.pipeline import ingest
 
     f = tmp_path / "a.jsonl"
     f.write_text(json.dumps({"id": "a", "abstract": "Zebrafish swim patterns under hypoxia."}) + "\n")
@@ -104,8 +104,8 @@ def test_bm25_takes_in_only_what_changed_while_another_ingest_runs(  # type: ign
     tmp_path, fresh_settings, embedder, monkeypatch
 ) -> None:
     """Papers written since the index's time mark are upserted in place; a full rebuild is the fallback."""
-    from vectorstore.lexical import LexicalIndex, lexical_path
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.lexical import LexicalIndex, lexical_path
+    from askpapers.vectorstore.pipeline import ingest
 
     def write(name: str, records: list[dict[str, str]]) -> Path:
         path = tmp_path / name
@@ -146,8 +146,8 @@ def test_bm25_update_is_not_thrown_away_when_papers_land_during_it(  # type: ign
 ) -> None:
     """Another ingest committing while the index updates makes the first count stale; that is no reason to
     rebuild the whole index (12 s at 50k papers)."""
-    from vectorstore.lexical import LexicalIndex, sync_lexical
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.lexical import LexicalIndex, sync_lexical
+    from askpapers.vectorstore.pipeline import ingest
 
     ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
     app = AskPapers(fresh_settings)
@@ -176,9 +176,9 @@ def test_an_index_without_text_data_is_rebuilt_with_it(tmp_path, fresh_settings,
     store: every paper's text data is then stored, equal to what its text gives."""
     import sqlite3
 
-    from vectorstore.lexical import lexical_path
-    from vectorstore.parse import parse_paths
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.lexical import lexical_path
+    from askpapers.vectorstore.parse import parse_paths
+    from askpapers.vectorstore.pipeline import ingest
 
     ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
     path = lexical_path(fresh_settings.store)

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from rag.api import AskPapers
-from rag.settings import LLMSettings, RetrievalSettings, Settings
+from askpapers.rag.api import AskPapers
+from askpapers.rag.settings import LLMSettings, RetrievalSettings, Settings
+from askpapers.ui.render import answer_html
+from askpapers.vectorstore.pipeline import ingest
 from tests.conftest import CORPUS, make_settings
 from tests.fake_openai import FakeOpenAI, Reply
-from ui.render import answer_html
-from vectorstore.pipeline import ingest
 
 KEY = "sk-secret-do-not-leak-123456"
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
@@ -141,8 +141,8 @@ def test_web_app_never_loads_what_the_model_or_an_abstract_points_at(
     import gradio as gr
     from playwright.sync_api import sync_playwright
 
+    from askpapers.ui.app import launch
     from tests.test_ui import ARGS, CHROMIUM, ask, free_port
-    from ui.app import launch
 
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")
@@ -180,8 +180,8 @@ def test_web_app_never_loads_what_the_model_or_an_abstract_points_at(
 def test_web_app_listens_on_loopback_by_default(corpus_settings: Settings) -> None:
     import gradio as gr
 
+    from askpapers.ui.app import launch
     from tests.test_ui import free_port
-    from ui.app import launch
 
     settings = Settings(store=corpus_settings.store)
     assert settings.ui.host == "127.0.0.1"
@@ -233,7 +233,7 @@ def assert_inert_html(fragment: str) -> None:
     and it is a source anchor or an http(s) URL (shown as the link's text)."""
     from html.parser import HTMLParser
 
-    from ui.render import TAGS
+    from askpapers.ui.render import TAGS
 
     class Check(HTMLParser):
         def __init__(self) -> None:
@@ -301,8 +301,8 @@ def test_model_markup_never_makes_the_browser_fetch(tmp_path: Path, exfil: Exfil
     import gradio as gr
     from playwright.sync_api import sync_playwright
 
+    from askpapers.ui.app import launch
     from tests.test_ui import ARGS, CHROMIUM, free_port
-    from ui.app import launch
 
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed")

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from rag.api import AskPapers
+from askpapers.rag.api import AskPapers
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.errors import StoreError
+from askpapers.vectorstore.lexical import lexical_path
+from askpapers.vectorstore.pipeline import ingest
 from tests.chroma_server import ChromaServer
 from tests.conftest import CORPUS, make_settings
-from vectorstore.config import StoreSettings
-from vectorstore.errors import StoreError
-from vectorstore.lexical import lexical_path
-from vectorstore.pipeline import ingest
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
 

@@ -10,29 +10,29 @@ from pathlib import Path
 import pytest
 from pydantic_settings import BaseSettings
 
-from rag.settings import Settings, settings_rows, settings_table
+from askpapers.rag.settings import Settings, settings_rows, settings_table
 from tests.conftest import ROOT
 
 
 def test_the_readme_table_is_the_settings_tree() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert settings_table() in readme, "regenerate the README table with rag.settings.settings_table()"
+    assert settings_table() in readme, "regenerate the README table with askpapers.rag.settings.settings_table()"
     names = [v for v, _, _ in settings_rows()]
     assert len(names) == len(set(names)) and len(names) > 40
 
 
 def test_only_the_root_reads_the_environment() -> None:
     found = []
-    for pkg_name in ("rag", "vectorstore", "ui"):
+    for pkg_name in ("askpapers.rag", "askpapers.vectorstore", "askpapers.ui"):
         pkg = importlib.import_module(pkg_name)
         for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg_name}."):
-            if info.name == "ui.app":
+            if info.name == "askpapers.ui.app":
                 continue
             mod = importlib.import_module(info.name)
             for n, v in vars(mod).items():
                 if isinstance(v, type) and issubclass(v, BaseSettings) and v.__module__ == mod.__name__:
                     found.append(f"{info.name}.{n}")
-    assert found == ["rag.settings.Settings"]
+    assert found == ["askpapers.rag.settings.Settings"]
 
 
 def test_flat_variables_fill_the_sections(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_flat_variables_fill_the_sections(monkeypatch: pytest.MonkeyPatch, tmp_p
 
 
 def test_askpapers_k_sets_search_size(monkeypatch: pytest.MonkeyPatch, corpus_settings: Settings) -> None:
-    from rag.api import search
+    from askpapers.rag.api import search
 
     monkeypatch.setenv("ASKPAPERS_K", "3")
     settings = Settings(store=corpus_settings.store)
@@ -63,8 +63,8 @@ def test_askpapers_k_sets_search_size(monkeypatch: pytest.MonkeyPatch, corpus_se
 
 
 def test_a_malformed_value_names_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    from rag.settings import get_settings
-    from vectorstore.errors import ConfigError
+    from askpapers.rag.settings import get_settings
+    from askpapers.vectorstore.errors import ConfigError
 
     monkeypatch.setenv("ASKPAPERS_K", "many")
     get_settings.cache_clear()

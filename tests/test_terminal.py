@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 
+from askpapers.vectorstore.text import sentences
 from tests.conftest import CORPUS, make_settings
 from tests.fake_openai import FakeOpenAI, Reply
-from vectorstore.text import sentences
 
 ASKPAPERS = Path(sys.executable).parent / "askpapers"
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -46,7 +46,7 @@ COLUMNS = 80
 
 def cli_env(d: Path, record: dict[str, Any], embedder: Any, *, bundled: bool) -> dict[str, str]:
     """The environment of a CLI run against a store of its own: ``record`` (and the bundled corpus)."""
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.pipeline import ingest
 
     f = d / f"{record['id']}.jsonl"
     f.write_text(json.dumps(record) + "\n", encoding="utf-8")

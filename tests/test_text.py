@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vectorstore.parse import parse_paths
-from vectorstore.text import (
+from askpapers.vectorstore.parse import parse_paths
+from askpapers.vectorstore.text import (
     STOPWORDS,
     contains_phrase,
     content_stems,
@@ -208,7 +208,7 @@ def test_content_stems_only_stopwords() -> None:
 
 
 def test_acronym_definitions() -> None:
-    from vectorstore.text import acronym_definitions
+    from askpapers.vectorstore.text import acronym_definitions
 
     text = "Hypergraph Neural Networks (HNNs) model it. We use multimodal large language models (MLLMs) and x (Y)."
     assert acronym_definitions(text) == [
@@ -251,7 +251,7 @@ def test_stems_come_from_pystemmer_and_equal_the_pure_python_snowball_stemmer() 
     import snowballstemmer
     import Stemmer
 
-    from vectorstore import text
+    from askpapers.vectorstore import text
 
     assert isinstance(text._stemmer(), Stemmer.Stemmer)
     papers = parse_paths([DATA]).papers

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from askpapers.rag.answerers.chain import load_prompt
+from askpapers.vectorstore.parse import parse_paths
+from askpapers.vectorstore.text import STOPWORDS, content_stems, tokens
+from askpapers.vectorstore.titles import FUNCTION_WORDS, checked_title, code_urls, derive_title, unique_titles
 from bench.titles import ICML2024, load, overlap
-from rag.answerers.chain import load_prompt
 from tests.fake_openai import FakeOpenAI, Reply
-from vectorstore.parse import parse_paths
-from vectorstore.text import STOPWORDS, content_stems, tokens
-from vectorstore.titles import FUNCTION_WORDS, checked_title, code_urls, derive_title, unique_titles
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "icml2026"
 
@@ -374,7 +374,7 @@ FABRICATED = "Speech encoders for protein folding"  # "protein" and "folding" ar
 
 
 def _llm_settings(tmp_path: Path, url: str) -> Any:
-    from rag.settings import LLMSettings
+    from askpapers.rag.settings import LLMSettings
     from tests.conftest import make_settings
 
     return make_settings(
@@ -396,7 +396,7 @@ def fake_llm() -> Iterator[FakeOpenAI]:
 
 
 def _ingest_two(tmp_path: Path, fake: FakeOpenAI) -> tuple[Any, dict[str, Any]]:
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
 
     corpus = tmp_path / "p.jsonl"
     corpus.write_text(

@@ -6,9 +6,18 @@ from pathlib import Path
 
 import numpy as np
 
-from rag.report.topic_map import TSNE_MIN, ProjectionCache, build_map, generic_terms, pca, project, terms, topic_names
-from vectorstore.titles import FUNCTION_WORDS
-from vectorstore.types import Paper
+from askpapers.rag.report.topic_map import (
+    TSNE_MIN,
+    ProjectionCache,
+    build_map,
+    generic_terms,
+    pca,
+    project,
+    terms,
+    topic_names,
+)
+from askpapers.vectorstore.titles import FUNCTION_WORDS
+from askpapers.vectorstore.types import Paper
 
 # Five topics. Every abstract also says "zorblax" (a made-up word no list can hold: it is generic only because
 # every abstract uses it), common paper words, and a code link.

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from askpapers.vectorstore.titles import derive_title
 from tests.conftest import CORPUS, make_settings
-from vectorstore.titles import derive_title
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
@@ -37,8 +37,8 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory: pytest.TempPathFactory, embedder) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    from ui.app import launch
-    from vectorstore.pipeline import ingest
+    from askpapers.ui.app import launch
+    from askpapers.vectorstore.pipeline import ingest
 
     d = tmp_path_factory.mktemp("ui")
     hostile = d / "hostile.jsonl"
@@ -79,7 +79,7 @@ def opened(browser: Any, settings: Any, width: int = 1300, height: int = 1000) -
     """The app for ``settings`` on a free loopback port, open in a new page of ``browser``; closed after."""
     import gradio as gr
 
-    from ui.app import launch
+    from askpapers.ui.app import launch
 
     _, url, _ = launch(settings, port=free_port(), block=False)
     try:
@@ -221,8 +221,8 @@ def test_gradio_client(ui) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_login_when_auth_is_set(browser, tmp_path: Path, monkeypatch, corpus_settings) -> None:  # type: ignore[no-untyped-def]
-    from rag.settings import Settings, UISettings
-    from ui.app import launch
+    from askpapers.rag.settings import Settings, UISettings
+    from askpapers.ui.app import launch
 
     settings = Settings(store=corpus_settings.store, ui=UISettings(auth="ada:lovelace"))
     _, url, _ = launch(settings, port=free_port(), block=False)

@@ -25,8 +25,8 @@ N = 60  # papers that state the phrase: more than the 50 an answer lists by defa
 def url(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[str]:
     import gradio as gr
 
-    from ui.app import launch
-    from vectorstore.pipeline import ingest
+    from askpapers.ui.app import launch
+    from askpapers.vectorstore.pipeline import ingest
 
     d = tmp_path_factory.mktemp("ui-chat")
     settings = make_settings(d / "store")  # only these papers: not the bundled corpus

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from askpapers.ui.render import latex_text
 from tests.conftest import CORPUS, make_settings
 from tests.test_ui import CHROMIUM, ask, free_port
 from tests.test_ui import browser as browser  # the module's headless Chromium fixture
-from ui.render import latex_text
 
 browser_test = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed")
 HOSTILE_TITLE = '<img src=x onerror="window.__xss = 7">Zebra <b>stripes</b>'
@@ -36,7 +36,7 @@ def test_latex_titles_become_plain_text() -> None:
 
 @pytest.fixture(scope="module")
 def settings(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.pipeline import ingest
 
     d = tmp_path_factory.mktemp("papers-map")
     extra = d / "extra.jsonl"
@@ -50,7 +50,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
 def url(settings: Any) -> Iterator[str]:
     import gradio as gr
 
-    from ui.app import launch
+    from askpapers.ui.app import launch
 
     _, address, _ = launch(settings, port=free_port(), block=False)
     yield address.rstrip("/")
@@ -89,7 +89,7 @@ def map_tab(page: Any, selector: str = "#map svg .pt") -> None:
 
 @browser_test
 def test_search_covers_abstracts_with_a_match_count(browser: Any, url: str, settings: Any) -> None:
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
 
     everything = AskPapers(settings).papers()
     # the oracle: papers whose abstract says it (most of them do not say it in the title)
@@ -273,9 +273,9 @@ def test_a_fit_that_finishes_after_an_answer_stars_the_last_answer(browser: Any,
     first map, asked for before any answer, finishing last does not wipe them."""
     import gradio as gr
 
-    from rag.api import AskPapers
-    from ui.app import launch
-    from vectorstore.pipeline import ingest
+    from askpapers.rag.api import AskPapers
+    from askpapers.ui.app import launch
+    from askpapers.vectorstore.pipeline import ingest
 
     s = make_settings(tmp_path / "store")
     ingest([CORPUS], s.store, progress=False, embedder=embedder)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from rag.answerers.chain import fence, format_context
-from rag.decide.acronyms import spellings
-from rag.decide.citations import ContextPaper, check, renumber
-from rag.decide.evidence import best_sentence, coverage, decide, topic_units
-from rag.settings import AnswerSettings
-from vectorstore.types import Paper
+from askpapers.rag.answerers.chain import fence, format_context
+from askpapers.rag.decide.acronyms import spellings
+from askpapers.rag.decide.citations import ContextPaper, check, renumber
+from askpapers.rag.decide.evidence import best_sentence, coverage, decide, topic_units
+from askpapers.rag.settings import AnswerSettings
+from askpapers.vectorstore.types import Paper
 
 A = Paper("a", "Alpha nets", "Alpha nets compress images. They use a learned prior over latent codes.")
 B = Paper("b", "Beta flows", "Beta flows model time series. Forecasts improve on twelve benchmarks.")
@@ -101,7 +101,7 @@ def test_context_is_numbered_fenced_and_within_budget() -> None:
 
 
 def test_recent_keeps_the_most_recently_used_values() -> None:
-    from rag.retrieve.recent import Recent
+    from askpapers.rag.retrieve.recent import Recent
 
     cache: Recent[int] = Recent(2)
     cache.put("a", 0)  # a zero is a value, not a miss

@@ -22,10 +22,10 @@ from tests.test_hardening import call
 def web(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[tuple[str, Any]]:
     import gradio as gr
 
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
+    from askpapers.ui.app import launch
+    from askpapers.vectorstore.pipeline import ingest
     from tests.test_ui import free_port
-    from ui.app import launch
-    from vectorstore.pipeline import ingest
 
     settings = make_settings(tmp_path_factory.mktemp("guard") / "store")
     ingest([CORPUS], settings.store, progress=False, embedder=embedder)
@@ -106,9 +106,9 @@ def test_export_files_are_served_from_the_apps_folder_not_copied(tmp_path: Path,
     import gradio as gr
     from gradio import processing_utils
 
-    from rag.api import AskPapers
-    from ui.app import build
-    from ui.exports import Exports
+    from askpapers.rag.api import AskPapers
+    from askpapers.ui.app import build
+    from askpapers.ui.exports import Exports
 
     exports = Exports(keep=3)
     app = AskPapers(corpus_settings)

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from askpapers.vectorstore.errors import InputError
+from askpapers.vectorstore.upload import UploadLimits, check_upload
 from tests.conftest import CORPUS, ROOT, make_settings
-from vectorstore.errors import InputError
-from vectorstore.upload import UploadLimits, check_upload
 
 MESSAGE = "this file has 300,000 records; the limit per upload is 20,000 — use `askpapers ingest` for bulk loads"
 
@@ -61,7 +61,7 @@ def test_the_limits_are_checked_record_by_record_before_anything_is_built(flood:
 
 
 def test_the_settings_hold_the_limits() -> None:
-    from rag.settings import UISettings
+    from askpapers.rag.settings import UISettings
 
     limits = UISettings(upload_max_papers=5, upload_max_text_mb=1.5, upload_min_abstract=30).upload_limits()
     assert limits == UploadLimits(max_papers=5, max_bytes=1_500_000, min_abstract=30)
@@ -75,10 +75,10 @@ def test_the_settings_hold_the_limits() -> None:
 def web(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Iterator[tuple[str, Any]]:
     import gradio as gr
 
-    from rag.api import AskPapers
+    from askpapers.rag.api import AskPapers
+    from askpapers.ui.app import launch
+    from askpapers.vectorstore.pipeline import ingest
     from tests.test_ui import free_port
-    from ui.app import launch
-    from vectorstore.pipeline import ingest
 
     settings = make_settings(tmp_path_factory.mktemp("uploads") / "store")
     ingest([CORPUS], settings.store, progress=False, embedder=embedder)
@@ -121,9 +121,9 @@ SCRIPT = """
 import sys, threading
 from pathlib import Path
 from tests.conftest import make_settings
-from ui.exports import exit_on_sigterm
-from rag.api import stop_ingests
-from vectorstore.pipeline import ingest
+from askpapers.ui.exports import exit_on_sigterm
+from askpapers.rag.api import stop_ingests
+from askpapers.vectorstore.pipeline import ingest
 
 settings = make_settings(Path(sys.argv[1]))
 settings.store.batch_size = 16
@@ -150,7 +150,7 @@ print("FINISHED", flush=True)
 
 
 def test_sigterm_during_an_ingest_stops_at_a_batch_boundary(tmp_path: Path, embedder: Any) -> None:
-    from vectorstore.pipeline import ingest
+    from askpapers.vectorstore.pipeline import ingest
 
     records = tmp_path / "many.jsonl"
     with records.open("w", encoding="utf-8") as f:

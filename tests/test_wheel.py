@@ -88,8 +88,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 def test_the_wheel_carries_prompts_and_the_bundled_corpus(installed: Installed) -> None:
     exe, env, work = installed
     python = exe.parent / "python"
-    probe = _run([str(python), "-c", "import askpapers, askpapers.vectorstore.resources as r, askpapers.rag.answerers.chain as "
-                  "c; print(askpapers.__file__); print(r.bundled_corpus()); print(len(c.load_prompt('answer')))"],
+    probe = _run([str(python), "-c", "import askpapers, askpapers.vectorstore.resources as r, "
+                  "askpapers.rag.answerers.chain as c; print(askpapers.__file__); print(r.bundled_corpus()); "
+                  "print(len(c.load_prompt('answer')))"],
                  cwd=work, env=env)  # fmt: skip
     assert probe.returncode == 0, probe.stderr
     module, corpus, prompt = probe.stdout.split("\n")[:3]
@@ -103,7 +104,8 @@ def test_the_wheel_carries_prompts_and_the_bundled_corpus(installed: Installed) 
 def test_the_wheel_carries_the_trained_models_its_rooms_load(installed: Installed) -> None:
     """rag/ranker/ is shared by three rooms (read, retrieve, decide); each loads its model from the installed wheel."""
     exe, env, work = installed
-    code = ("import rag.read.topicality as t, rag.retrieve.rerank as r, rag.decide.membership as m; "
+    code = ("import askpapers.rag.read.topicality as t, askpapers.rag.retrieve.rerank as r, "
+            "askpapers.rag.decide.membership as m; "
             "t.Model.load(); r.Forest.load(r.model_path()); m.Membership.load(); "
             "print(t.model_path()); print(r.model_path()); print(m.model_path())")  # fmt: skip
     probe = _run([str(exe.parent / "python"), "-c", code], cwd=work, env=env)

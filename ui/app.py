@@ -26,7 +26,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
-from rag import (
+from askpapers.rag import (
     MAX_K,
     AskPapers,
     AskPapersError,
@@ -36,15 +36,14 @@ from rag import (
     recent_messages,
     stop_ingests,
 )
-from rag.settings import Settings, get_settings
-from rag.types import Answer, Progress
-
-from . import corpus_view
-from .exports import Exports, exit_on_sigterm
-from .guard import middleware, trusted_proxies, uploaded_paths
-from .page import CSS, HEAD, JS, LATEX
-from .render import answer_html, text_html
-from .views import chat_view, filters, notice_md, sources_html, turn
+from askpapers.rag.settings import Settings, get_settings
+from askpapers.rag.types import Answer, Progress
+from askpapers.ui import corpus_view
+from askpapers.ui.exports import Exports, exit_on_sigterm
+from askpapers.ui.guard import middleware, trusted_proxies, uploaded_paths
+from askpapers.ui.page import CSS, HEAD, JS, LATEX
+from askpapers.ui.render import answer_html, text_html
+from askpapers.ui.views import chat_view, filters, notice_md, sources_html, turn
 
 REDRAW_SESSIONS = 2000  # sessions whose map redraws are counted (the oldest forgotten first)
 SKIP_HINT = "; fix it, or tick “Skip bad lines” and press “Add to corpus” again (the file is still chosen)"

@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rag import AskPapersError
-
-from .commands import ALL, cmd_ask, cmd_chat, cmd_embed, cmd_eval, cmd_ingest, cmd_search, cmd_serve, say
+from askpapers.rag import AskPapersError
+from askpapers.ui.commands import ALL, cmd_ask, cmd_chat, cmd_embed, cmd_eval, cmd_ingest, cmd_search, cmd_serve, say
 
 log = logging.getLogger("askpapers")
 

@@ -14,7 +14,7 @@ import socket
 import sys
 from typing import Any
 
-from rag import BIDI_CONTROLS, AskPapersError, printable
+from askpapers.rag import BIDI_CONTROLS, AskPapersError, printable
 
 
 def _filters(args: argparse.Namespace) -> dict[str, Any]:
@@ -42,14 +42,14 @@ ALL = "all"
 
 def _k(value: int | str | None) -> int | None:
     """The ``k`` the API takes: ``all`` is as many as one answer may list."""
-    from rag import MAX_K
+    from askpapers.rag import MAX_K
 
     return MAX_K if value == ALL else value  # type: ignore[return-value]
 
 
 def more_hint(answer: Any, how: str) -> str:
     """ "Showing 2 of 6 papers; add --all to list all 6." under an answer that lists fewer papers than match."""
-    from rag import MAX_K
+    from askpapers.rag import MAX_K
 
     if not answer.more:
         return ""
@@ -64,9 +64,8 @@ def _stream_answer(items: Any, screen: Any = None, hint: str = "") -> Any:
     On a terminal, text that an LLM writes piece by piece is shown live as a draft (see :class:`.terminal.Draft`)
     that the checked answer then replaces; progress goes to stderr.
     """
-    from rag.types import Answer, Progress
-
-    from .terminal import Draft, Screen
+    from askpapers.rag.types import Answer, Progress
+    from askpapers.ui.terminal import Draft, Screen
 
     screen = screen or Screen()
     with Draft(screen) as draft:
@@ -88,7 +87,7 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = ""
         return
     from rich.text import Text
 
-    from .terminal import BOLD, DIM, Screen, safe, source_line
+    from askpapers.ui.terminal import BOLD, DIM, Screen, safe, source_line
 
     screen = screen or Screen()
     screen.markdown(answer.text, [c.title for c in answer.citations])
@@ -107,7 +106,7 @@ def _print_answer(answer: Any, as_json: bool, screen: Any = None, hint: str = ""
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
-    from rag import add_files
+    from askpapers.rag import add_files
 
     report = add_files(args.paths, skip_bad=args.skip_bad, progress=args.progress)
     if args.json:
@@ -120,7 +119,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
-    from rag import default_app
+    from askpapers.rag import default_app
 
     written, kept = default_app().embed_files(args.paths, args.out, skip_bad=args.skip_bad, progress=args.progress)
     print(f"Wrote {written:,} embedded papers to {args.out}" + (f" ({kept:,} were already there)" if kept else ""))
@@ -128,7 +127,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from rag import default_app
+    from askpapers.rag import default_app
 
     hits = default_app(warm=False).search(args.query, args.k, filters=_filters(args))  # (one question: no warm-up)
     if args.json:
@@ -136,9 +135,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         return 0
     from rich.text import Text
 
-    from rag import clip
-
-    from .terminal import BOLD, DIM, Screen, safe, title_text
+    from askpapers.rag import clip
+    from askpapers.ui.terminal import BOLD, DIM, Screen, safe, title_text
 
     screen = Screen()
     if not hits:
@@ -161,7 +159,7 @@ def cmd_search(args: argparse.Namespace) -> int:
 
 
 def cmd_ask(args: argparse.Namespace) -> int:
-    from rag import default_app
+    from askpapers.rag import default_app
 
     k = _k(args.k)
     app = default_app(warm=False)  # (one question: no warm-up)
@@ -191,9 +189,8 @@ CHAT_HELP = (
 
 
 def cmd_chat(args: argparse.Namespace) -> int:
-    from rag import ask_stream, recent_messages
-
-    from .terminal import Screen
+    from askpapers.rag import ask_stream, recent_messages
+    from askpapers.ui.terminal import Screen
 
     history: list[dict[str, Any]] = []
     line_editing()
@@ -244,8 +241,8 @@ def cmd_chat(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from rag import InputError, default_cache, detect, eval_beir, eval_conference, eval_dev, eval_phrasings
-    from rag.settings import get_settings
+    from askpapers.rag import InputError, default_cache, detect, eval_beir, eval_conference, eval_dev, eval_phrasings
+    from askpapers.rag.settings import get_settings
 
     for path in (args.gold, *(args.corpus or ()), args.pool, args.qrels):
         if path is not None and not path.exists():
@@ -303,14 +300,14 @@ def port_free(host: str, port: int) -> bool:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from rag.settings import get_settings
+    from askpapers.rag.settings import get_settings
 
     ui = get_settings().ui
     host = args.host or ui.host
     port = args.port if args.port is not None else ui.port
     if not port_free(host, port):  # before the store opens and Gradio starts
         raise PortInUseError(host, port)
-    from .app import launch
+    from askpapers.ui.app import launch
 
     try:
         launch(host=args.host, port=args.port, share=args.share)

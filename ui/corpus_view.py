@@ -16,9 +16,8 @@ from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 
-from rag import AskPapers, MapPoint, Paper, printable
-
-from .render import latex_text
+from askpapers.rag import AskPapers, MapPoint, Paper, printable
+from askpapers.ui.render import latex_text
 
 log = logging.getLogger("askpapers")
 

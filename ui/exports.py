@@ -26,8 +26,8 @@ from pathlib import Path
 from types import FrameType
 from typing import IO
 
-from rag import to_bibtex, to_csv, to_markdown
-from rag.types import Answer
+from askpapers.rag import to_bibtex, to_csv, to_markdown
+from askpapers.rag.types import Answer
 
 try:
     import fcntl

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rag import InputError
+from askpapers.rag import InputError
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "[::1]")
 MAX_FILES = 100  # files in one upload

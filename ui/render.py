@@ -19,7 +19,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from rag import printable
+from askpapers.rag import printable
 
 MARKER = re.compile(r"\[(\d{1,4})\]")
 _SOURCE_HREF = re.compile(r"#source-\d{1,4}")

@@ -24,9 +24,8 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
-from rag import printable
-
-from .render import emphasised, latex_text
+from askpapers.rag import printable
+from askpapers.ui.render import emphasised, latex_text
 
 _MD = MarkdownIt("commonmark", {"html": False}).disable("entity")  # "&amp;" in an abstract stays "&amp;"
 BOLD = Style(bold=True)

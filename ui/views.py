@@ -6,10 +6,9 @@ from __future__ import annotations
 import html
 from typing import Any
 
-from rag import MAX_K
-from rag.types import Answer
-
-from .render import inline_html, message_html, text_html
+from askpapers.rag import MAX_K
+from askpapers.rag.types import Answer
+from askpapers.ui.render import inline_html, message_html, text_html
 
 
 def chat_view(convo: list[dict[str, Any]]) -> list[dict[str, str]]:

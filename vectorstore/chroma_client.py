@@ -8,8 +8,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .config import StoreSettings
-from .errors import StoreError
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.errors import StoreError
 
 
 def connect(settings: StoreSettings) -> Any:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .text import sentence_spans
-from .types import Chunk, Paper
+from askpapers.vectorstore.text import sentence_spans
+from askpapers.vectorstore.types import Chunk, Paper
 
 TokenCounter = Callable[[Sequence[str]], list[int]]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from .resources import bundled_corpus
+from askpapers.vectorstore.resources import bundled_corpus
 
 
 def _default_data_dir() -> Path:

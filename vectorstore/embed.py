@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import StoreError
+from askpapers.vectorstore.errors import StoreError
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 MAX_TOKENS = 256

@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .config import StoreSettings
-from .embed import Embedder, get_embedder
-from .errors import InputError
-from .parse import parse_paths
-from .pipeline import embed_batch, progress_bar
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.embed import Embedder, get_embedder
+from askpapers.vectorstore.errors import InputError
+from askpapers.vectorstore.parse import parse_paths
+from askpapers.vectorstore.pipeline import embed_batch, progress_bar
 
 DECIMALS = 6  # cosine similarities move by less than 1e-5
 

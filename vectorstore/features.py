@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import zlib
 
-from .text import JOIN_HYPHEN, acronym_definitions, sentence_spans, stem, stems
-from .text import tokens as word_tokens
+from askpapers.vectorstore.text import JOIN_HYPHEN, acronym_definitions, sentence_spans, stem, stems
+from askpapers.vectorstore.text import tokens as word_tokens
 
 
 def _forms(text: str, words: list[str]) -> tuple[str, str]:

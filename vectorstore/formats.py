@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .errors import BadLinesError, InputError
-from .text import normalise
+from askpapers.vectorstore.errors import BadLinesError, InputError
+from askpapers.vectorstore.text import normalise
 
 _HEADER_VENUE = re.compile(r"\b([A-Z][A-Za-z-]{1,20})\s*['’]?\s*((?:19|20)\d{2})(?!\d)")
 MAX_FIELD = 2_000_000

@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .config import StoreSettings
-from .features import DocText, encode
-from .store import Store
-from .text import STOPWORDS, stem, tokens
-from .types import Filters, Paper
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.features import DocText, encode
+from askpapers.vectorstore.store import Store
+from askpapers.vectorstore.text import STOPWORDS, stem, tokens
+from askpapers.vectorstore.types import Filters, Paper
 
 _SCHEMA = """
 CREATE VIRTUAL TABLE papers USING fts5(

@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from .errors import BadLinesError, InputError
-from .formats import MAX_FIELD, records_of
-from .text import normalise, one_line
-from .titles import code_urls, derive_title, unique_titles
-from .types import Paper
+from askpapers.vectorstore.errors import BadLinesError, InputError
+from askpapers.vectorstore.formats import MAX_FIELD, records_of
+from askpapers.vectorstore.text import normalise, one_line
+from askpapers.vectorstore.titles import code_urls, derive_title, unique_titles
+from askpapers.vectorstore.types import Paper
 
 SUFFIXES = {".txt", ".jsonl", ".json", ".csv"}
 

@@ -13,17 +13,17 @@ from dataclasses import replace
 
 import numpy as np
 
-from .chunk import chunk_paper
-from .config import StoreSettings
-from .embed import Embedder, get_embedder
-from .errors import InputError, StoreError
-from .lexical import lexical_path, sync_lexical
-from .parse import parse_paths
-from .records import StoredPaper, content_hash
-from .store import Store
-from .text import sentence_spans
-from .titles import unique_titles
-from .types import Chunk, IngestReport, Paper
+from askpapers.vectorstore.chunk import chunk_paper
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.embed import Embedder, get_embedder
+from askpapers.vectorstore.errors import InputError, StoreError
+from askpapers.vectorstore.lexical import lexical_path, sync_lexical
+from askpapers.vectorstore.parse import parse_paths
+from askpapers.vectorstore.records import StoredPaper, content_hash
+from askpapers.vectorstore.store import Store
+from askpapers.vectorstore.text import sentence_spans
+from askpapers.vectorstore.titles import unique_titles
+from askpapers.vectorstore.types import Chunk, IngestReport, Paper
 
 
 @contextmanager

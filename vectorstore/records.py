@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .types import Filters, Paper
+from askpapers.vectorstore.types import Filters, Paper
 
 
 def content_hash(p: Paper) -> str:

@@ -1,7 +1,7 @@
 """Files that ship inside the package: the bundled corpus and the prompts.
 
 In a checkout they are the top-level ``data/`` and ``prompts/`` folders; a wheel installs them as the packages
-``vectorstore.bundled`` and ``rag.prompts`` (see pyproject.toml). :func:`package_dir` finds them either way:
+``askpapers.bundled`` and ``askpapers.prompts`` (see pyproject.toml). :func:`package_dir` finds them either way:
 through :mod:`importlib.resources`, or, when Python imports the packages straight from a checkout (a script run
 from its root), in the checkout itself.
 """
@@ -24,4 +24,4 @@ def package_dir(package: str, checkout_folder: str) -> Path:
 
 def bundled_corpus() -> Path:
     """The bundled ICML 2026 abstracts (``data/icml2026`` in a checkout)."""
-    return package_dir("vectorstore.bundled", "data") / "icml2026"
+    return package_dir("askpapers.bundled", "data") / "icml2026"

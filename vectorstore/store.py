@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from .chroma_client import Guarded, connect, reason
-from .config import StoreSettings
-from .errors import EmbedderMismatchError, StoreError
-from .records import StoredPaper, paper_from_record, paper_metadata
-from .types import Chunk, ChunkHit, Paper
+from askpapers.vectorstore.chroma_client import Guarded, connect, reason
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.errors import EmbedderMismatchError, StoreError
+from askpapers.vectorstore.records import StoredPaper, paper_from_record, paper_metadata
+from askpapers.vectorstore.types import Chunk, ChunkHit, Paper
 
 PAGE = 1000
 

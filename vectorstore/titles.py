@@ -18,7 +18,7 @@ from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
 
-from .text import (
+from askpapers.vectorstore.text import (
     STOPWORDS,
     acronym_definitions,
     content_stems,
@@ -307,7 +307,7 @@ def _english() -> _English:
 def _common_in_papers() -> dict[str, float]:
     """The share of the bundled corpus's abstracts that use each (stemmed) word: how generic a word is in
     research abstracts ("model", "method", "information"), which general English does not tell."""
-    from .resources import bundled_corpus
+    from askpapers.vectorstore.resources import bundled_corpus
 
     docs: list[set[str]] = []
     for path in sorted(bundled_corpus().glob("*.txt")):

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .errors import QuestionError
+from askpapers.vectorstore.errors import QuestionError
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import InputError
-from .formats import records_of
-from .parse import expand_paths
-from .text import one_line
+from askpapers.vectorstore.errors import InputError
+from askpapers.vectorstore.formats import records_of
+from askpapers.vectorstore.parse import expand_paths
+from askpapers.vectorstore.text import one_line
 
 
 @dataclass(frozen=True)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from ..read.lexicon import Lexicon
-from ..retrieve.index import Index
-from ..retrieve.retrieval import FusionRetriever
-from ..settings import Settings
-from .base import Answerer, Request
-from .extractive import ExtractiveAnswerer
-from .llm import LLMAnswerer
+from askpapers.rag.answerers.base import Answerer, Request
+from askpapers.rag.answerers.extractive import ExtractiveAnswerer
+from askpapers.rag.answerers.llm import LLMAnswerer
+from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.retrieval import FusionRetriever
+from askpapers.rag.settings import Settings
 
 ANSWERERS: dict[str, type[Answerer]] = {a.name: a for a in (ExtractiveAnswerer, LLMAnswerer)}
 

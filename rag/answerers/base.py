@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from vectorstore.types import Filters
-
-from ..types import Answer, Message, Progress, QueryPlan
+from askpapers.rag.types import Answer, Message, Progress, QueryPlan
+from askpapers.vectorstore.types import Filters
 
 
 @dataclass

@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from vectorstore.resources import package_dir
-
-from ..decide.citations import ContextPaper
-from ..settings import LLMSettings
-from ..types import Condensed, Message, Verdicts
+from askpapers.rag.decide.citations import ContextPaper
+from askpapers.rag.settings import LLMSettings
+from askpapers.rag.types import Condensed, Message, Verdicts
+from askpapers.vectorstore.resources import package_dir
 
 if TYPE_CHECKING:  # LangChain is imported when a model is first used: extractive answers never load it
     from langchain_core.language_models import BaseChatModel
@@ -34,7 +33,7 @@ _FENCE = re.compile(r"</?\s*(?:abstract|paper|papers|system|instructions?)\b[^>]
 @lru_cache(maxsize=8)
 def load_prompt(name: str) -> str:
     """A prompt template from ``prompts/NAME.md`` (package data, so an installed wheel has it too)."""
-    return (package_dir("rag.prompts", "prompts") / f"{name}.md").read_text(encoding="utf-8")
+    return (package_dir("askpapers.prompts", "prompts") / f"{name}.md").read_text(encoding="utf-8")
 
 
 def build_llm(s: LLMSettings) -> BaseChatModel:

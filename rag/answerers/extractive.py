@@ -16,18 +16,17 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from vectorstore.text import content_stems, stems, tokens
-from vectorstore.types import Filters, Paper
-
-from ..decide.evidence import best_sentence
-from ..decide.match import FacetMatcher, Match, passes
-from ..decide.membership import shipped as shipped_membership
-from ..retrieve.index import Index
-from ..retrieve.retrieval import Candidate, FusionRetriever, Query
-from ..settings import AnswerSettings
-from ..types import Answer, Citation, Hit, QueryPlan
-from .base import Answerer, Request
-from .groups import cluster, group_count, names
+from askpapers.rag.answerers.base import Answerer, Request
+from askpapers.rag.answerers.groups import cluster, group_count, names
+from askpapers.rag.decide.evidence import best_sentence
+from askpapers.rag.decide.match import FacetMatcher, Match, passes
+from askpapers.rag.decide.membership import shipped as shipped_membership
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.retrieval import Candidate, FusionRetriever, Query
+from askpapers.rag.settings import AnswerSettings
+from askpapers.rag.types import Answer, Citation, Hit, QueryPlan
+from askpapers.vectorstore.text import content_stems, stems, tokens
+from askpapers.vectorstore.types import Filters, Paper
 
 _NAME = re.compile(r"\b(?:[A-Z][a-z]+[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*)\b")
 _NUMERIC_Q = re.compile(r"^\s*(?:what|how\s+(?:much|many|large|big|fast|long|well)|by\s+how\s+much)\b", re.IGNORECASE)

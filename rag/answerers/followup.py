@@ -15,14 +15,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from vectorstore.types import Filters
-
-from ..read.inputs import missing_ids
-from ..read.lexicon import Lexicon
-from ..read.query import plan
-from ..retrieve.index import Index
-from ..types import Message, QueryPlan
-from .base import Answerer, Request
+from askpapers.rag.answerers.base import Answerer, Request
+from askpapers.rag.read.inputs import missing_ids
+from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.read.query import plan
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.types import Message, QueryPlan
+from askpapers.vectorstore.types import Filters
 
 CHAIN = 5  # earlier questions re-derived at most (a longer chain of follow-ups starts from the whole corpus)
 CACHE = 256  # re-derived answers kept

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from vectorstore.text import STOPWORDS, stem, tokens
+from askpapers.vectorstore.text import STOPWORDS, stem, tokens
 
 GENERIC = STOPWORDS | frozenset(
     """

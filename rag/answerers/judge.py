@@ -13,18 +13,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from vectorstore.text import sentences
-from vectorstore.types import Paper
-
-from ..decide.citations import ContextPaper
-from ..settings import LLMSettings
-from ..types import Verdicts
-from .chain import describe_error, format_context, judge_chain, structured
+from askpapers.rag.answerers.chain import describe_error, format_context, judge_chain, structured
+from askpapers.rag.decide.citations import ContextPaper
+from askpapers.rag.settings import LLMSettings
+from askpapers.rag.types import Verdicts
+from askpapers.vectorstore.text import sentences
+from askpapers.vectorstore.types import Paper
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from .meter import Meter
+    from askpapers.rag.answerers.meter import Meter
 
 log = logging.getLogger("askpapers")
 

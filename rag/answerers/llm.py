@@ -21,26 +21,32 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from vectorstore.text import content_stems
-
-from ..decide.citations import Checked, ContextPaper, check
-from ..decide.match import Match
-from ..read.lexicon import Lexicon
-from ..read.query import plan
-from ..retrieve.index import Index
-from ..retrieve.retrieval import FusionRetriever, Query
-from ..settings import AnswerSettings, LLMSettings
-from ..types import Answer, Citation, Condensed, Facet, Progress
-from .base import Answerer, Request
-from .chain import build_llm, condense_chain, describe_error, format_context, format_history, structured
-from .extractive import LATIN, ExtractiveAnswerer, md, preface, reading
-from .judge import judge
-from .mapreduce import Generation, NothingRead, Synthesis
+from askpapers.rag.answerers.base import Answerer, Request
+from askpapers.rag.answerers.chain import (
+    build_llm,
+    condense_chain,
+    describe_error,
+    format_context,
+    format_history,
+    structured,
+)
+from askpapers.rag.answerers.extractive import LATIN, ExtractiveAnswerer, md, preface, reading
+from askpapers.rag.answerers.judge import judge
+from askpapers.rag.answerers.mapreduce import Generation, NothingRead, Synthesis
+from askpapers.rag.decide.citations import Checked, ContextPaper, check
+from askpapers.rag.decide.match import Match
+from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.read.query import plan
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.retrieval import FusionRetriever, Query
+from askpapers.rag.settings import AnswerSettings, LLMSettings
+from askpapers.rag.types import Answer, Citation, Condensed, Facet, Progress
+from askpapers.vectorstore.text import content_stems
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
 
-    from .meter import Meter
+    from askpapers.rag.answerers.meter import Meter
 
 log = logging.getLogger("askpapers")
 
@@ -65,7 +71,7 @@ class LLMAnswerer(Answerer):
         self.lexicon = lexicon
 
     def stream(self, request: Request) -> Iterator[str | Progress | Answer]:
-        from .meter import Meter  # (LangChain is imported only once a model is used)
+        from askpapers.rag.answerers.meter import Meter  # (LangChain is imported only once a model is used)
 
         meter, run = Meter(), Generation()
         try:

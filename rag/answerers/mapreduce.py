@@ -13,16 +13,16 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..decide.citations import ContextPaper
-from ..settings import LLMSettings
-from ..types import Progress
-from .chain import answer_chain, describe_error, format_context, map_chain, reduce_chain
+from askpapers.rag.answerers.chain import answer_chain, describe_error, format_context, map_chain, reduce_chain
+from askpapers.rag.decide.citations import ContextPaper
+from askpapers.rag.settings import LLMSettings
+from askpapers.rag.types import Progress
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.runnables import Runnable
 
-    from .meter import Meter
+    from askpapers.rag.answerers.meter import Meter
 
 BLOCK_OVERHEAD = 64  # characters format_context adds around each abstract (number, fences, venue)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
-from ..settings import LLMSettings
+from askpapers.rag.settings import LLMSettings
 
 
 class Meter(UsageMetadataCallbackHandler):

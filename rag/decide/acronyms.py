@@ -3,9 +3,8 @@ the other spellings the matcher (:mod:`rag.decide.match`) finds a facet by."""
 
 from __future__ import annotations
 
-from vectorstore.text import acronym_definitions, stems
-
-from ..read.cues import is_acronym
+from askpapers.rag.read.cues import is_acronym
+from askpapers.vectorstore.text import acronym_definitions, stems
 
 
 def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:

@@ -21,12 +21,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from vectorstore.embed import Embedder
-from vectorstore.text import STOPWORDS, content_stems, sentence_spans, sentences, stem, stems, tokens
-from vectorstore.types import Paper
-
-from ..settings import AnswerSettings
-from ..types import Citation
+from askpapers.rag.settings import AnswerSettings
+from askpapers.rag.types import Citation
+from askpapers.vectorstore.embed import Embedder
+from askpapers.vectorstore.text import STOPWORDS, content_stems, sentence_spans, sentences, stem, stems, tokens
+from askpapers.vectorstore.types import Paper
 
 MARKER = re.compile(r"\[(\d+(?:\s*[,;]\s*\d+)*)\]")  # any size: "[9999]" is removed and reported too
 MIN_CLAIM_WORDS = 4  # shorter sentences ("See [1].") are not claims to check

@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from vectorstore.text import (
+from askpapers.rag.read.cues import RELATIONAL
+from askpapers.rag.settings import AnswerSettings
+from askpapers.vectorstore.text import (
     STOPWORDS,
     contains_phrase,
     content_stems,
@@ -18,9 +20,6 @@ from vectorstore.text import (
     stems,
     tokens,
 )
-
-from ..read.cues import RELATIONAL
-from ..settings import AnswerSettings
 
 HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
 _COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")

@@ -13,19 +13,27 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from vectorstore.errors import StoreError
-from vectorstore.text import STOPWORDS, content_stems, stems, tokens
-from vectorstore.types import ChunkHit, Filters, Paper
-
-from ..read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
-from ..read.query import core_text
-from ..retrieve.index import Index
-from ..retrieve.retrieval import FusionRetriever, Query
-from ..settings import AnswerSettings
-from ..types import Facet, QueryPlan
-from .acronyms import long_forms, maybe_acronym, spellings
-from .evidence import best_sentence, coverage, decide, holds_words, states, topic_units
-from .membership import FEATURES, RANKED, CandidateEvidence, FacetEvidence, Membership, Ranked, eligible, features
+from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
+from askpapers.rag.decide.evidence import best_sentence, coverage, decide, holds_words, states, topic_units
+from askpapers.rag.decide.membership import (
+    FEATURES,
+    RANKED,
+    CandidateEvidence,
+    FacetEvidence,
+    Membership,
+    Ranked,
+    eligible,
+    features,
+)
+from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
+from askpapers.rag.read.query import core_text
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.retrieval import FusionRetriever, Query
+from askpapers.rag.settings import AnswerSettings
+from askpapers.rag.types import Facet, QueryPlan
+from askpapers.vectorstore.errors import StoreError
+from askpapers.vectorstore.text import STOPWORDS, content_stems, stems, tokens
+from askpapers.vectorstore.types import ChunkHit, Filters, Paper
 
 _STRICT = FEATURES.index("strict")
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..retrieve.forest import Forest
+from askpapers.rag.retrieve.forest import Forest
 
 FEATURES = [
     # the question
@@ -118,7 +118,7 @@ def decided(probability: float, row: Sequence[float]) -> float:
 
 
 def model_path() -> Path:
-    return Path(str(resources.files("rag") / "ranker" / "membership.txt"))
+    return Path(str(resources.files("askpapers.rag") / "ranker" / "membership.txt"))
 
 
 @dataclass

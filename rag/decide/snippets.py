@@ -14,10 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from vectorstore.text import content_stems, sentence_spans, stems
-from vectorstore.types import Paper
-
-from .evidence import holds_words, states
+from askpapers.rag.decide.evidence import holds_words, states
+from askpapers.vectorstore.text import content_stems, sentence_spans, stems
+from askpapers.vectorstore.types import Paper
 
 _LINK = re.compile(r"https?://|www\.", re.IGNORECASE)
 SNIPPET_MOST = 400  # characters of a snippet sentence kept in a Hit (cut at a word)

@@ -22,14 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vectorstore.embed import EMBEDDER_ID, get_embedder
-from vectorstore.errors import InputError
-from vectorstore.pipeline import ingest
-
-from ..api import AskPapers
-from ..settings import Settings, get_settings
-from .frames import PHRASINGS, fill
-from .metrics import load_jsonl, ndcg_at, prf, recall_at, score_dev
+from askpapers.rag.api import AskPapers
+from askpapers.rag.evaluation.frames import PHRASINGS, fill
+from askpapers.rag.evaluation.metrics import load_jsonl, ndcg_at, prf, recall_at, score_dev
+from askpapers.rag.settings import Settings, get_settings
+from askpapers.vectorstore.embed import EMBEDDER_ID, get_embedder
+from askpapers.vectorstore.errors import InputError
+from askpapers.vectorstore.pipeline import ingest
 
 EVAL_MAX_LIST = 1000  # papers an answer may cite in evaluation: every match
 
@@ -98,7 +97,7 @@ def eval_store(name: str, records: list[dict[str, Any]], cache: Path, settings: 
 
 
 def eval_dev(gold: Path, corpus: list[Path], cache: Path, settings: Settings | None = None) -> EvalReport:
-    from vectorstore.parse import parse_paths
+    from askpapers.vectorstore.parse import parse_paths
 
     items = load_jsonl(gold)
     papers = parse_paths(corpus).papers

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..types import Answer
+from askpapers.rag.types import Answer
 
 PREFIX = 80
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vectorstore.text import STOPWORDS
-from vectorstore.types import Filters
-
-from ..types import Intent
-from .lexicon import Lexicon
+from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.types import Intent
+from askpapers.vectorstore.text import STOPWORDS
+from askpapers.vectorstore.types import Filters
 
 # -- the one short list of request words: what people wrap a topic in, never the topic itself ---------------------
 REQUEST_WORDS = frozenset(

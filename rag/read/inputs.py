@@ -13,12 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from vectorstore.errors import QuestionError
-from vectorstore.text import printable
-from vectorstore.types import Filters, describe_validation
-
-from ..retrieve.index import PaperReads
-from ..types import MAX_MESSAGE_CHARS, MAX_PAPER_IDS, Message
+from askpapers.rag.retrieve.index import PaperReads
+from askpapers.rag.types import MAX_MESSAGE_CHARS, MAX_PAPER_IDS, Message
+from askpapers.vectorstore.errors import QuestionError
+from askpapers.vectorstore.text import printable
+from askpapers.vectorstore.types import Filters, describe_validation
 
 # A paper named by id: a 16-hex-digit id (the form askpapers gives papers) or "paper id X" where X has a digit.
 _PAPER_ID = re.compile(

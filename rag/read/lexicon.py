@@ -14,11 +14,10 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Protocol
 
-from vectorstore.embed import MODEL_DIR
-from vectorstore.text import same_term, spelled, stem
-
-from ..retrieve.index import LexicalStats
-from ..retrieve.recent import Recent
+from askpapers.rag.retrieve.index import LexicalStats
+from askpapers.rag.retrieve.recent import Recent
+from askpapers.vectorstore.embed import MODEL_DIR
+from askpapers.vectorstore.text import same_term, spelled, stem
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 

@@ -24,10 +24,7 @@ import re
 from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
 
-from vectorstore.text import STOPWORDS, one_line, same_term, stems
-
-from ..types import Facet, QueryPlan
-from .cues import (
+from askpapers.rag.read.cues import (
     ANAPHORA,
     AUXILIARIES,
     BOTH_CUES,
@@ -53,8 +50,10 @@ from .cues import (
     stated_filters,
     tokens,
 )
-from .lexicon import Lexicon, english_words
-from .topicality import TOPICAL, topicality
+from askpapers.rag.read.lexicon import Lexicon, english_words
+from askpapers.rag.read.topicality import TOPICAL, topicality
+from askpapers.rag.types import Facet, QueryPlan
+from askpapers.vectorstore.text import STOPWORDS, one_line, same_term, stems
 
 __all__ = ["REQUEST_WORDS", "Facet", "QueryPlan", "plan", "question_terms", "same_phrase"]
 

@@ -30,9 +30,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from vectorstore.text import STOPWORDS
-
-from .lexicon import Lexicon
+from askpapers.rag.read.lexicon import Lexicon
+from askpapers.vectorstore.text import STOPWORDS
 
 FEATURES = [
     "keyness_max", "keyness_min", "zipf_max", "zipf_min", "log_share", "n_words", "term", "name", "lift_max",
@@ -45,7 +44,7 @@ MIN_PAPERS = 30  # in a smaller store a unit's share of the papers says nothing:
 
 
 def model_path() -> Path:
-    return Path(str(resources.files("rag") / "ranker" / "topicality.json"))
+    return Path(str(resources.files("askpapers.rag") / "ranker" / "topicality.json"))
 
 
 @lru_cache(maxsize=1)

@@ -22,9 +22,8 @@ import re
 import unicodedata
 from dataclasses import replace
 
-from vectorstore.text import STOPWORDS, printable, tokens
-
-from ..types import Answer, Citation
+from askpapers.rag.types import Answer, Citation
+from askpapers.vectorstore.text import STOPWORDS, printable, tokens
 
 _MD_ACTIVE = re.compile(r"([\\\[\]()<>!&`])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

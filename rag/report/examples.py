@@ -12,11 +12,10 @@ import itertools
 from collections import Counter
 from collections.abc import Sequence
 
-from vectorstore.text import STOPWORDS, tokens
-from vectorstore.types import Paper
-
-from ..answerers.groups import GENERIC
-from ..read.cues import TOKEN, is_name
+from askpapers.rag.answerers.groups import GENERIC
+from askpapers.rag.read.cues import TOKEN, is_name
+from askpapers.vectorstore.text import STOPWORDS, tokens
+from askpapers.vectorstore.types import Paper
 
 MOST_READ = 5_000  # papers read for the statistics (of a larger corpus, the first the store yields)
 TOPICS = 3  # topic examples; one method example follows

@@ -6,14 +6,13 @@ The facade reads and validates the request, then hands the reading here (:func:`
 
 from __future__ import annotations
 
-from vectorstore.text import content_stems
-from vectorstore.types import Filters
-
-from ..decide import snippets
-from ..read.query import core_text
-from ..retrieve.index import PaperReads
-from ..retrieve.retrieval import FusionRetriever, Query
-from ..types import Hit, QueryPlan
+from askpapers.rag.decide import snippets
+from askpapers.rag.read.query import core_text
+from askpapers.rag.retrieve.index import PaperReads
+from askpapers.rag.retrieve.retrieval import FusionRetriever, Query
+from askpapers.rag.types import Hit, QueryPlan
+from askpapers.vectorstore.text import content_stems
+from askpapers.vectorstore.types import Filters
 
 
 def search_query(q: QueryPlan) -> Query:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from vectorstore.pipeline import Titler
-from vectorstore.titles import checked_title
-from vectorstore.types import Paper
-
-from ..answerers.chain import _prompt, _whole, build_llm
-from ..settings import LLMSettings
+from askpapers.rag.answerers.chain import _prompt, _whole, build_llm
+from askpapers.rag.settings import LLMSettings
+from askpapers.vectorstore.pipeline import Titler
+from askpapers.vectorstore.titles import checked_title
+from askpapers.vectorstore.types import Paper
 
 log = logging.getLogger(__name__)
 CONCURRENCY = 4  # requests at a time

@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 from wordfreq import zipf_frequency
 
-from vectorstore.text import STOPWORDS, same_term
-from vectorstore.titles import is_head, noun_groups
-from vectorstore.types import Paper
+from askpapers.vectorstore.text import STOPWORDS, same_term
+from askpapers.vectorstore.titles import is_head, noun_groups
+from askpapers.vectorstore.types import Paper
 
 log = logging.getLogger("askpapers")
 

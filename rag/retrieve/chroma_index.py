@@ -21,16 +21,15 @@ from typing import TypeVar
 
 import numpy as np
 
-from vectorstore.config import StoreSettings
-from vectorstore.embed import Embedder
-from vectorstore.features import DocText
-from vectorstore.lexical import LexicalIndex, sync_lexical
-from vectorstore.records import where_clause
-from vectorstore.store import Store, read_only_snapshot
-from vectorstore.types import ChunkHit, Filters, Paper
-
-from .index import CHUNKS_PER_PAPER, best_chunk_per_paper
-from .recent import Recent
+from askpapers.rag.retrieve.index import CHUNKS_PER_PAPER, best_chunk_per_paper
+from askpapers.rag.retrieve.recent import Recent
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.embed import Embedder
+from askpapers.vectorstore.features import DocText
+from askpapers.vectorstore.lexical import LexicalIndex, sync_lexical
+from askpapers.vectorstore.records import where_clause
+from askpapers.vectorstore.store import Store, read_only_snapshot
+from askpapers.vectorstore.types import ChunkHit, Filters, Paper
 
 log = logging.getLogger("askpapers")
 T = TypeVar("T")

@@ -18,9 +18,9 @@ from typing import Protocol
 
 import numpy as np
 
-from vectorstore.embed import Embedder
-from vectorstore.features import DocText
-from vectorstore.types import ChunkHit, Filters, Paper
+from askpapers.vectorstore.embed import Embedder
+from askpapers.vectorstore.features import DocText
+from askpapers.vectorstore.types import ChunkHit, Filters, Paper
 
 CHUNKS_PER_PAPER = 50  # most chunks one abstract can have (a 2,000,000-character abstract has more; rare)
 

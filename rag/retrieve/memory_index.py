@@ -24,24 +24,23 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from vectorstore.config import StoreSettings
-from vectorstore.embed import Embedder
-from vectorstore.features import DocText
-from vectorstore.lexical import (
+from askpapers.rag.retrieve.index import CHUNKS_PER_PAPER, Index, best_chunk_per_paper
+from askpapers.vectorstore.config import StoreSettings
+from askpapers.vectorstore.embed import Embedder
+from askpapers.vectorstore.features import DocText
+from askpapers.vectorstore.lexical import (
     all_words_expression,
     indexed_words,
     match_expression,
     phrase_expression,
 )
-from vectorstore.pipeline import embed_batch, read_papers
-from vectorstore.store import mean_vector
-from vectorstore.text import stem, tokens
-from vectorstore.types import ChunkHit, Filters, Paper
-
-from .index import CHUNKS_PER_PAPER, Index, best_chunk_per_paper
+from askpapers.vectorstore.pipeline import embed_batch, read_papers
+from askpapers.vectorstore.store import mean_vector
+from askpapers.vectorstore.text import stem, tokens
+from askpapers.vectorstore.types import ChunkHit, Filters, Paper
 
 if TYPE_CHECKING:
-    from .chroma_index import PaperIndex
+    from askpapers.rag.retrieve.chroma_index import PaperIndex
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants
 IDF_CACHE = 50_000  # phrases whose idf is kept

@@ -10,9 +10,9 @@ import math
 import re
 from collections.abc import Sequence
 
-from vectorstore.features import DocText
-from vectorstore.text import STOPWORDS, content_stems, phrase_forms, stem
-from vectorstore.text import tokens as word_tokens
+from askpapers.vectorstore.features import DocText
+from askpapers.vectorstore.text import STOPWORDS, content_stems, phrase_forms, stem
+from askpapers.vectorstore.text import tokens as word_tokens
 
 FEATURES = [
     # lexical: FTS5 bm25 over title and abstract, each alone, and their ranks in the pool

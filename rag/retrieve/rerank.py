@@ -29,15 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
-from vectorstore.features import DocText
-from vectorstore.text import STOPWORDS
-from vectorstore.text import tokens as word_tokens
-from vectorstore.types import Filters
-
-from .forest import Forest
-from .fusion import rrf
-from .index import Index
-from .rank_features import EMPTY_DOC, FEATURES, N_TEXT, QueryText, text_features
+from askpapers.rag.retrieve.forest import Forest
+from askpapers.rag.retrieve.fusion import rrf
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.rank_features import EMPTY_DOC, FEATURES, N_TEXT, QueryText, text_features
+from askpapers.vectorstore.features import DocText
+from askpapers.vectorstore.text import STOPWORDS
+from askpapers.vectorstore.text import tokens as word_tokens
+from askpapers.vectorstore.types import Filters
 
 log = logging.getLogger("askpapers")
 POOL = 200  # papers the model orders (the rest keep their fused order after them)
@@ -52,7 +51,7 @@ WARM_WAIT = 30.0  # the longest a question waits for a warm-up (about a second p
 
 def model_path() -> Path:
     """The shipped model file (package data)."""
-    return Path(str(resources.files("rag") / "ranker" / "reranker.txt"))
+    return Path(str(resources.files("askpapers.rag") / "ranker" / "reranker.txt"))
 
 
 def _rank_of(v: np.ndarray) -> np.ndarray:

@@ -14,12 +14,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from vectorstore.types import Filters
-
-from ..settings import RetrievalSettings
-from .fusion import rrf
-from .index import Index
-from .rerank import LearnedRanker, Pool
+from askpapers.rag.retrieve.fusion import rrf
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.rerank import LearnedRanker, Pool
+from askpapers.rag.settings import RetrievalSettings
+from askpapers.vectorstore.types import Filters
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from rag.api import AskPapers
-from rag.settings import LLMSettings, RetrievalSettings, Settings
-from rag.types import Answer, Progress
+from askpapers.rag.api import AskPapers
+from askpapers.rag.settings import LLMSettings, RetrievalSettings, Settings
+from askpapers.rag.types import Answer, Progress
 
 pytestmark = pytest.mark.local_llm
 MAX_TOKENS = 48

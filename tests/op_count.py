@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import pkgutil
 import re
 import sys
@@ -25,7 +26,17 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("askpapers.rag", "askpapers.vectorstore", "askpapers.ui")
-_DIRS = tuple(str(ROOT / p) + "/" for p in PACKAGES)
+
+
+def _package_dir(name: str) -> str:
+    """The folder a package's modules are imported from (src/askpapers/rag/ in a checkout, through its symlink):
+    the prefix of their code objects' file names."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.submodule_search_locations, name
+    return str(Path(next(iter(spec.submodule_search_locations)))) + "/"
+
+
+_DIRS = tuple(_package_dir(p) for p in PACKAGES)
 _SCANNING = ("search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split")
 
 

@@ -28,9 +28,11 @@ from tests.fake_openai import FakeOpenAI, Reply
 UV = Path(sys.executable).parent / "uv"
 IB = "Which papers use information bottleneck?"
 # Unrelated distributions of the package index that own the top-level names our folders have in the checkout: a
-# Django-based framework (its own files only: its pinned dependencies, Django 4.1, celery 5.0 and click 7, cannot
-# share a venv with askpapers' locked ones) and an empty package.
+# Django-based framework and an empty package. rag's own pins (celery 5.0 wants click 7, and more) cannot share a
+# venv with askpapers' locked dependencies, so it is installed without them, plus what importing it loads (Django
+# 4.1, channels 3.0, django-extensions 3.0), resolved within requirements.lock: nothing of askpapers' changes.
 NEIGHBOURS = ["rag==0.1.0", "vectorstore==0.0.0"]
+RAG_IMPORTS = ["django>=4.1.3,<4.2", "channels>=3.0.2,<3.1", "django-extensions>=3.0.9,<3.1"]
 
 
 def _run(args: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
@@ -71,6 +73,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     # from the package index, with the network the test machine has; without it, only their test is skipped
     pypi = _run([str(UV), "pip", "install", "--quiet", "--no-deps", "--python", str(venv / "bin" / "python"),
                  *NEIGHBOURS])  # fmt: skip
+    if pypi.returncode == 0:
+        pypi = _run([str(UV), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), *RAG_IMPORTS,
+                     "-c", str(ROOT / "requirements.lock")])  # fmt: skip
     neighbours = (
         ""
         if pypi.returncode == 0
@@ -192,16 +197,16 @@ def test_pypi_rag_and_vectorstore_keep_working_beside_it(installed: Installed) -
     exe, env, work = installed
     python = exe.parent / "python"
     program = (
-        "import importlib.metadata as md, importlib.util, json, sys, sysconfig\n"
+        "import importlib.metadata as md, json, sys, sysconfig\n"
         "from askpapers import ask\n"
         "import askpapers.rag, askpapers.ui.cli, askpapers.vectorstore.store\n"
         "loaded_before = sorted(m for m in sys.modules if m.split('.')[0] in ('rag', 'ui', 'vectorstore'))\n"
-        "import vectorstore\n"  # namespace_rewrite: keep (the package index's vectorstore)
-        "spec = importlib.util.find_spec('rag')\n"
+        "import rag, vectorstore\n"  # namespace_rewrite: keep (the package index's rag and vectorstore)
         "site = sysconfig.get_paths()['purelib']\n"
         "def owner(d): return [str(f) for f in md.distribution(d).files or [] if str(f).endswith('__init__.py')]\n"
         "answer = ask('Which papers use information bottleneck?', mode='extractive')\n"
-        "print(json.dumps({'site': site, 'vectorstore': vectorstore.__file__, 'rag': spec.origin,\n"
+        "print(json.dumps({'site': site, 'vectorstore': vectorstore.__file__, 'rag': rag.__file__,\n"
+        "    'rag_app': rag.Application.__module__,\n"
         "    'rag_files': owner('rag'), 'vectorstore_files': owner('vectorstore'), 'loaded_before': loaded_before,\n"
         "    'askpapers_rag': askpapers.rag.__file__, 'cited': len(answer.citations)}))\n"
     )
@@ -213,6 +218,7 @@ def test_pypi_rag_and_vectorstore_keep_working_beside_it(installed: Installed) -
     assert Path(out["vectorstore"]) == site / "vectorstore" / "__init__.py"
     assert Path(out["rag"]) == site / "rag" / "__init__.py"
     assert "rag/__init__.py" in out["rag_files"] and "vectorstore/__init__.py" in out["vectorstore_files"]
+    assert out["rag_app"] == "rag.core.application", "PyPI's rag imports, and is the Django framework"
     assert "rag/core/application.py" in [  # the Django framework's own file, not one of ours
         str(p.relative_to(site)) for p in (site / "rag").rglob("*.py")
     ]

@@ -19,6 +19,7 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	$(BIN)/uv pip sync --quiet --python $(BIN)/python requirements.lock
 	$(BIN)/uv pip install --quiet --python $(BIN)/python --no-deps -e .
+	rm -rf askpapers.egg-info  # the metadata of the layout before src/askpapers (it would shadow the new one from the root)
 	touch $@
 
 # Idempotent: builds the default index when it is missing, and is a no-op when it is current.

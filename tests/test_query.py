@@ -579,3 +579,26 @@ def test_examples_shared_heads_and_clauses_are_read_as_structure(question: str, 
 def test_how_many_asks_for_a_count_only_of_papers() -> None:
     assert read("How many papers use federated learning?").intent == "count"
     assert read("How many queries does it take to learn halfspaces?").intent != "count"
+
+
+def test_a_facet_is_as_topical_as_its_most_topical_alternative(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "the safety or alignment of language models": "safety" alone reads as common English, "alignment" as a topic
+    of the corpus; the user offered both as the topic, so the facet gates. Each alternative is weighed in the
+    question in place of the first."""
+    import askpapers.rag.read.query as query
+
+    seen: list[list[str]] = []
+    weight = {"safety": 0.1, "alignment": 0.9, "language models": 1.0}
+
+    def fake(units: list[str], lexicon: object) -> list[float]:
+        seen.append(list(units))
+        return [weight.get(u, 0.0) for u in units]
+
+    monkeypatch.setattr(query, "topicality", fake)
+    weighed = plan("Which papers study the safety or alignment of language models?", LEX)
+    gates = {f.alternatives: f.weight for f in weighed.facets if not f.optional}
+    assert gates == {("safety", "alignment"): 0.9, ("language models",): 1.0}
+    assert ["alignment", "language models"] in seen  # (in the question, in place of "safety")
+    weight["alignment"] = 0.2  # neither alternative topical: the facet only ranks
+    assert [f.alternatives for f in plan("Which papers study the safety or alignment of language models?", LEX).facets
+            if not f.optional] == [("language models",)]  # fmt: skip

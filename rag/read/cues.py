@@ -238,15 +238,21 @@ ASKERS = frozenset(
 )
 
 
+# What a request asks for, beside the request nouns ("Background reading on X", "Surface the work done on X",
+# "pointers to X"), and "what" anywhere ("ok what about X"): a statement rarely holds one (none of SciFact's 809
+# claims does).
+WANTS = frozenset({"work", "reading", "readings", "references", "pointers", "what", "whats"})
+
+
 def framed(toks: list[Tok]) -> bool:
     """Whether the question wraps its topic in a request: it asks ("?"), opens with a word of a question or a
-    request ("Which …", "Show …", "Any …"), names what it wants ("papers", "literature") or who asks ("I", "you",
-    "please"). A statement ("4-PBA treatment decreases ER stress.") or a bare topic is not framed: all of it is
-    what is searched for."""
+    request ("Which …", "Show …", "Any …"), names what it wants ("papers", "literature", "reading") or who asks
+    ("I", "you", "please"). A statement ("4-PBA treatment decreases ER stress.") or a bare topic is not framed: all
+    of it is what is searched for."""
     lows = {t.low for t in toks}
     words = [t.low for t in toks if t.word]
     opens = bool(words) and words[0] in QUESTION_STARTS | REQUEST_WORDS
-    return "?" in lows or opens or bool(lows & (REQUEST_NOUNS | ASKERS))
+    return "?" in lows or opens or bool(lows & (REQUEST_NOUNS | ASKERS | WANTS))
 
 
 def intent_of(lows: list[str], words: list[str], names: list[str]) -> tuple[Intent, str, set[int]]:

@@ -559,7 +559,7 @@ def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] =
     both parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too."""
     if not facets:
         return facets
-    weights = topicality([f.alternatives[0] for f in facets], lexicon)
+    weights = _facet_weights(facets, lexicon)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group}
     best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
     out = []
@@ -569,6 +569,18 @@ def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] =
         demote = (w < TOPICAL or unstated) and i != best and i not in kept and not _goes_with(f, facets[best], lexicon)
         out.append(replace(f, weight=w, optional=f.optional or demote))
     return out
+
+
+def _facet_weights(facets: list[Facet], lexicon: Lexicon) -> list[float]:
+    """Each facet's topicality: that of its most topical alternative, each read in the question in place of the
+    first ("the safety or alignment of language models": "alignment" is a topic of this corpus, so the facet is,
+    however common "safety" is in English). The user offered every alternative as the topic."""
+    firsts = [f.alternatives[0] for f in facets]
+    weights = topicality(firsts, lexicon)
+    for i, f in enumerate(facets):
+        for alt in f.alternatives[1:]:
+            weights[i] = max(weights[i], topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i])
+    return weights
 
 
 GOES_WITH = 3.0  # a unit stated with the question's main topic this many times more often than chance is a topic

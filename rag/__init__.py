@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from askpapers.rag.report.citation_export import to_bibtex as to_bibtex
     from askpapers.rag.report.citation_export import to_csv as to_csv
     from askpapers.rag.report.citation_export import to_markdown as to_markdown
+    from askpapers.rag.report.latex import latex_text as latex_text
     from askpapers.rag.report.topic_map import MapPoint as MapPoint
     from askpapers.rag.types import Answer as Answer
     from askpapers.rag.types import Citation as Citation
@@ -78,6 +79,7 @@ _EXPORTS: dict[str, str] = {
         "askpapers.rag.evaluation.evaluate",
     ),
     "MapPoint": "askpapers.rag.report.topic_map",
+    "latex_text": "askpapers.rag.report.latex",
     **dict.fromkeys(("AskPapersError", "BadLinesError", "InputError", "QuestionError"), "askpapers.vectorstore.errors"),
     **dict.fromkeys(("BIDI_CONTROLS", "printable"), "askpapers.vectorstore.text"),
     "Paper": "askpapers.vectorstore.types",
@@ -109,6 +111,7 @@ __all__ = [
     "eval_conference",
     "eval_dev",
     "eval_phrasings",
+    "latex_text",
     "papers",
     "printable",
     "recent_messages",

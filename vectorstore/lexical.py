@@ -24,7 +24,7 @@ from askpapers.vectorstore.config import StoreSettings
 from askpapers.vectorstore.features import DocText, encode
 from askpapers.vectorstore.store import Store
 from askpapers.vectorstore.text import STOPWORDS, stem, tokens
-from askpapers.vectorstore.types import Filters, Paper
+from askpapers.vectorstore.types import Filters, Listed, Paper
 
 _SCHEMA = """
 CREATE VIRTUAL TABLE papers USING fts5(
@@ -246,6 +246,31 @@ class LexicalIndex:
             return []
         return sorted(str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v)
 
+    def years(self) -> list[int]:
+        """The distinct years of the indexed papers, newest first."""
+        conn = self._conn()
+        if conn is None:
+            return []
+        found = {_year(y) for (y,) in conn.execute("SELECT DISTINCT year FROM papers")}
+        return sorted((y for y in found if y is not None), reverse=True)
+
+    def listing(self) -> list[Listed]:
+        """Every paper's id, own title, venue and year (no abstract), in row order."""
+        conn = self._conn()
+        if conn is None:
+            return []
+        rows = conn.execute("SELECT paper_id, title, venue, year FROM papers")
+        return [Listed(str(pid), str(t or ""), str(v or ""), _year(y)) for pid, t, v, y in rows]
+
+    def sample_ids(self, n: int) -> list[str]:
+        """The ids of the ``n`` papers with the smallest row ids: a hash of the id (:func:`rowid_of`), so a sample
+        that does not depend on the order papers came in, and stays the same as papers are added (each is in or
+        out by its own id). Reads ``n`` rows of the row-id B-tree, not the table."""
+        conn = self._conn()
+        if conn is None or n <= 0:
+            return []
+        return [str(pid) for (pid,) in conn.execute("SELECT paper_id FROM papers ORDER BY rowid LIMIT ?", (n,))]
+
     def size(self) -> int:
         """Papers in the index: the count its last build or update recorded (one row read; ``count(*)`` of an FTS5
         table reads every row)."""
@@ -314,6 +339,13 @@ class LexicalIndex:
         marks = ",".join("?" * len(ranked))
         ids = dict(conn.execute(f"SELECT rowid, paper_id FROM papers WHERE rowid IN ({marks})", [r for r, _ in ranked]))
         return [(str(ids[r]), -float(s)) for r, s in ranked if r in ids]
+
+
+def _year(value: object) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
 
 
 def _batches(rows: Iterable[Any], size: int) -> Iterable[list[Any]]:

@@ -12,8 +12,8 @@ from askpapers.vectorstore.errors import QuestionError
 
 
 class Listed(NamedTuple):
-    """A paper as the Papers tab sorts and filters it, read from the derived lexical index, not the store: its own
-    title ("" when the title shown is derived from the abstract), venue and year."""
+    """A paper as the Papers tab sorts and filters it, read from the derived lexical index, not the store: its
+    title as shown (derived from the abstract when it had none), venue and year."""
 
     paper_id: str
     title: str

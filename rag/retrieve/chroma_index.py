@@ -243,7 +243,7 @@ class PaperIndex:
         return self._stat("years", lambda index: index.years())
 
     def listing(self) -> list[Listed]:
-        """Every paper's id, own title, venue and year, from the BM25 index (no record is read from the store)."""
+        """Every paper's id, title, venue and year, from the BM25 index (no record is read from the store)."""
         return self._lexical_call(lambda index: index.listing())
 
     def sample_ids(self, n: int) -> list[str]:

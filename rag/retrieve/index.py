@@ -138,7 +138,7 @@ class LexicalStats(Freshness, Protocol):
         """The distinct years of the papers, newest first."""
 
     def listing(self) -> list[Listed]:
-        """Every paper's id, own title ("" when derived), venue and year, without reading its record."""
+        """Every paper's id, title (as shown), venue and year, without reading its record."""
 
     def sample_ids(self, n: int) -> list[str]:
         """The ids of ``n`` papers chosen by a hash of their ids (:func:`vectorstore.lexical.rowid_of`, smallest

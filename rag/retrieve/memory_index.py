@@ -376,10 +376,7 @@ class MemoryIndex:
         return sorted({d.paper.year for d in self._docs.values() if d.paper.year is not None}, reverse=True)
 
     def listing(self) -> list[Listed]:
-        return [
-            Listed(p.paper_id, "" if p.title_derived else p.title, p.venue, p.year)
-            for p in (d.paper for d in self._docs.values())
-        ]
+        return [Listed(p.paper_id, p.title, p.venue, p.year) for p in (d.paper for d in self._docs.values())]
 
     def sample_ids(self, n: int) -> list[str]:
         return sorted(self._docs, key=rowid_of)[: max(n, 0)]

@@ -189,3 +189,83 @@ def test_the_app_start_reads_no_more_than_its_bounds(store_settings: Any, monkey
     assert PAGE <= counted["get_papers"] <= N + PAGE  # the map's sample and the first page (none read twice)
     assert counted["paper_vectors"] == N and counted["chunk_vectors"] == 0
     assert sum(counted.values()) < 2 * TOTAL and len(df) == PAGE and page == 1 and "page 1 of 6" in count
+
+
+# -- in a real headless Chromium -------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def url(store_settings: Any) -> Iterator[str]:
+    import gradio as gr
+
+    from askpapers.ui.app import launch
+
+    _, address, _ = launch(small(store_settings, page_size=10), port=free_port(), block=False)
+    yield address.rstrip("/")
+    gr.close_all()
+
+
+def open_page(browser: Any, url: str) -> Any:
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(url)
+    page.wait_for_selector("#question textarea", timeout=60_000)
+    return page
+
+
+def titles(page: Any) -> list[str]:
+    cells = page.locator("#papers [role=gridcell][data-col='0']")
+    return [cells.nth(i).inner_text().strip() for i in range(cells.count())]
+
+
+def count_says(page: Any, text: str) -> str:
+    page.wait_for_function("t => (document.querySelector('#paper-count')?.innerText || '').includes(t)", arg=text)
+    page.wait_for_timeout(300)
+    return str(page.locator("#paper-count").inner_text())
+
+
+@browser_test
+def test_the_map_says_it_shows_a_sample_with_the_cited_papers(browser: Any, url: str) -> None:
+    from tests.test_ui import ask
+
+    page = open_page(browser, url)
+    page.get_by_role("tab", name="Map").click()
+    page.wait_for_selector("#map svg .pt", timeout=60_000)
+    note = page.locator("#map .map-note")
+    assert note.inner_text() == "Showing 10 of 38 papers, a sample (the same papers until the corpus changes)."
+    assert page.locator("#map svg .pt").count() == N
+    page.get_by_role("tab", name="Chat").click()
+    ask(page, "Which papers use information bottleneck?")
+    cited = page.locator("#sources details").count()
+    assert cited >= 2
+    page.get_by_role("tab", name="Map").click()
+    page.wait_for_function(
+        "n => (document.querySelector('#map .map-note')?.innerText || '').includes(`the ${n} cited papers`)", arg=cited
+    )
+    assert page.locator("#map svg .pt.cited").count() == cited  # every cited paper, in the sample or not
+    assert N <= page.locator("#map svg .pt").count() <= N + cited
+    assert "always shown" in page.locator("#map .map-note").inner_text()
+    page.close()
+
+
+@browser_test
+def test_the_papers_tab_pages_through_the_whole_corpus(browser: Any, url: str) -> None:
+    page = open_page(browser, url)
+    page.get_by_role("tab", name="Papers").click()
+    count_says(page, "page 1 of 4 (papers 1–10)")
+    assert "**" not in count_says(page, "38 papers")  # (Markdown rendered)
+    first = titles(page)
+    assert len(first) == 10 and first == sorted(first, key=str.lower)
+    page.click("#paper-next")
+    count_says(page, "page 2 of 4 (papers 11–20)")
+    second = titles(page)
+    assert len(second) == 10 and not set(first) & set(second)
+    assert first[-1].lower() <= second[0].lower()  # sorted across pages, not within each
+    assert page.locator("#paper-page input").input_value() == "2"
+    page.click("#paper-next")
+    page.click("#paper-next")
+    count_says(page, "page 4 of 4 (papers 31–38)")
+    assert len(titles(page)) == 8
+    page.click("#paper-previous")
+    count_says(page, "page 3 of 4 (papers 21–30)")
+    page.fill("#paper-search textarea, #paper-search input", "bottleneck")
+    said = count_says(page, "match the search")
+    assert "of 38 papers" in said and "page 1 of" in said  # a new search starts at its first page
+    page.close()

@@ -78,6 +78,23 @@ def facade(settings: Any) -> tuple[AskPapers, Reads]:
     return app, Reads(app)
 
 
+def test_the_listing_follows_incremental_updates(tmp_path: Path) -> None:
+    """The lexical index's listing (what the pages sort and the sample is drawn from) gains added papers and
+    a replaced paper's new title in an update, as a rebuild would have them."""
+    from askpapers.vectorstore.lexical import LexicalIndex
+    from askpapers.vectorstore.types import Paper
+
+    index = LexicalIndex(tmp_path / "x.lexical.sqlite")
+    index.rebuild([Paper("a", "Alpha", "One abstract.", "V1", 2020), Paper("b", "Beta", "Two abstract.")], "r1")
+    index.update([Paper("b", "Beta two", "Two abstract.", "V2", 2021), Paper("c", "Gamma", "Three.")], "r2", 0.0)
+    assert sorted(index.listing()) == [
+        ("a", "Alpha", "V1", 2020),
+        ("b", "Beta two", "V2", 2021),
+        ("c", "Gamma", "", None),
+    ]
+    assert index.sample_ids(3) == sorted("abc", key=rowid_of) and index.years() == [2021, 2020]
+
+
 # -- the map's sample ------------------------------------------------------------------------------------------
 def test_the_map_is_a_bounded_stable_sample_that_says_so(store_settings: Any, monkeypatch: Any) -> None:
     import askpapers.rag.report.topic_map as topic_map

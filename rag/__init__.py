@@ -31,10 +31,14 @@ if TYPE_CHECKING:
     from askpapers.rag.read.inputs import MAX_K as MAX_K
     from askpapers.rag.read.inputs import clean_question as clean_question
     from askpapers.rag.read.inputs import recent as recent_messages
+    from askpapers.rag.report.catalogue import SORTS as SORTS
+    from askpapers.rag.report.catalogue import PaperPage as PaperPage
     from askpapers.rag.report.citation_export import to_bibtex as to_bibtex
     from askpapers.rag.report.citation_export import to_csv as to_csv
     from askpapers.rag.report.citation_export import to_markdown as to_markdown
+    from askpapers.rag.report.latex import latex_text as latex_text
     from askpapers.rag.report.topic_map import MapPoint as MapPoint
+    from askpapers.rag.report.topic_map import MapView as MapView
     from askpapers.rag.types import Answer as Answer
     from askpapers.rag.types import Citation as Citation
     from askpapers.rag.types import Hit as Hit
@@ -77,7 +81,9 @@ _EXPORTS: dict[str, str] = {
         ("default_cache", "detect", "eval_beir", "eval_conference", "eval_dev", "eval_phrasings"),
         "askpapers.rag.evaluation.evaluate",
     ),
-    "MapPoint": "askpapers.rag.report.topic_map",
+    **dict.fromkeys(("MapPoint", "MapView"), "askpapers.rag.report.topic_map"),
+    **dict.fromkeys(("PaperPage", "SORTS"), "askpapers.rag.report.catalogue"),
+    "latex_text": "askpapers.rag.report.latex",
     **dict.fromkeys(("AskPapersError", "BadLinesError", "InputError", "QuestionError"), "askpapers.vectorstore.errors"),
     **dict.fromkeys(("BIDI_CONTROLS", "printable"), "askpapers.vectorstore.text"),
     "Paper": "askpapers.vectorstore.types",
@@ -85,6 +91,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "BIDI_CONTROLS",
     "MAX_K",
+    "SORTS",
     "Answer",
     "AskPapers",
     "AskPapersError",
@@ -93,7 +100,9 @@ __all__ = [
     "Hit",
     "InputError",
     "MapPoint",
+    "MapView",
     "Paper",
+    "PaperPage",
     "Progress",
     "QuestionError",
     "add_files",
@@ -109,6 +118,7 @@ __all__ = [
     "eval_conference",
     "eval_dev",
     "eval_phrasings",
+    "latex_text",
     "papers",
     "printable",
     "recent_messages",

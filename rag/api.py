@@ -27,10 +27,11 @@ from askpapers.rag.read.cues import REQUEST_WORDS
 from askpapers.rag.read.inputs import clean_question, missing_ids
 from askpapers.rag.read.lexicon import CorpusLexicon
 from askpapers.rag.read.query import plan
+from askpapers.rag.report.catalogue import Catalogue, PaperPage
 from askpapers.rag.report.examples import MOST_READ, example_questions
 from askpapers.rag.report.results import search_hits, search_query
 from askpapers.rag.report.titling import llm_titler
-from askpapers.rag.report.topic_map import MapPoint, ProjectionCache, build_map
+from askpapers.rag.report.topic_map import MapPoint, MapView, ProjectionCache, beside, build_map
 from askpapers.rag.retrieve.chroma_index import PaperIndex
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import FusionRetriever, Query, hybrid
@@ -78,6 +79,7 @@ class AskPapers:
         self._warmer: threading.Thread | None = None
         self._map_cache: tuple[tuple[str, int], list[MapPoint]] | None = None
         self._map_lock = threading.Lock()
+        self._catalogue: Catalogue | None = None
 
     # -- the parts ---------------------------------------------------------------------------------------------
     @property
@@ -133,6 +135,21 @@ class AskPapers:
         """Every paper in the store, by title."""
         return self.index.all_papers()
 
+    def page(self, page: int = 1, query: str = "", sort: str = "Title") -> PaperPage:
+        """One page of the Papers tab's table (``ASKPAPERS_PAGE_SIZE`` papers): the papers a search matches (all of
+        them without one: title and abstract by the text search, or venue, year or id containing it), sorted over
+        the whole corpus; only the page's records are read from the store (see :mod:`rag.report.catalogue`)."""
+        index = self.index
+        if self._catalogue is None or self._catalogue.index is not index:
+            self._catalogue = Catalogue(index, self.settings.ui.page_size)
+        return self._catalogue.page(page, query or "", sort or "Title", self.find)
+
+    def filter_choices(self) -> tuple[list[str], list[int]]:
+        """The venues (sorted) and years (newest first) the filters offer, from the lexical index's statistics (no
+        paper record is read)."""
+        index = self.index
+        return index.venues(), index.years()
+
     def example_questions(self) -> list[str]:
         """A few questions the corpus in the store answers (topics it states often, a method one paper names)."""
         return example_questions(self.index.all_papers(MOST_READ))  # (not the whole of a large store at start-up)
@@ -154,13 +171,18 @@ class AskPapers:
         return [pid for pid, _ in found]
 
     def corpus_map(self) -> list[MapPoint]:
-        """Papers as 2-D points coloured by topic (cached until the store changes; the projection is also stored
-        in the data directory, so it is fitted once per store revision)."""
+        """The papers of the map's sample as 2-D points coloured by topic: every paper, or in a corpus larger than
+        ``ASKPAPERS_MAP_POINTS`` that many chosen by a hash of their ids (the same ones until the corpus changes).
+        The projection and the topics are fitted on the sample only, so their cost is bounded by its size; they are
+        cached until the store changes, and the projection is also stored in the data directory (fitted once per
+        store revision)."""
         index = self.index
         with self._map_lock:  # one fit at a time: a second caller waits for the first one's map
             key = (index.revision, index.count())
             if self._map_cache is None or self._map_cache[0] != key:
-                papers = self.papers()
+                ids = index.sample_ids(self.settings.ui.map_points)
+                records = index.papers(ids)
+                papers = sorted((records[pid] for pid in ids if pid in records), key=lambda p: p.title.lower())
                 ids = [p.paper_id for p in papers]
                 vectors = index.vectors(ids)
                 mat = np.array([vectors[p.paper_id] for p in papers], dtype=np.float32).reshape(len(papers), -1)
@@ -168,6 +190,26 @@ class AskPapers:
                 xy = cache.projection(key[0], ids, mat, threads=self.settings.embedder.threads or -1)
                 self._map_cache = (key, build_map(papers, mat, xy))
             return self._map_cache[1]
+
+    def map_view(self, cited: Sequence[str] = ()) -> MapView:
+        """What the Map draws: the sample's points (:meth:`corpus_map`), and each cited paper outside the sample
+        beside its nearest sampled paper, with how many of each (:meth:`MapView.note` says so in words)."""
+        points = self.corpus_map()
+        index = self.index
+        drawn = {p.paper_id for p in points}
+        wanted = [pid for pid in dict.fromkeys(cited) if isinstance(pid, str)]
+        outside = [pid for pid in wanted if pid not in drawn]
+        records = index.papers(outside) if outside else {}
+        extra = [records[pid] for pid in outside if pid in records]
+        vectors = index.vectors([p.paper_id for p in extra]) if extra else {}
+        extra = [p for p in extra if p.paper_id in vectors]
+        added: list[MapPoint] = []
+        if extra:  # (the sample's vectors: read with the sample, kept by the index for this revision)
+            near = index.vectors([p.paper_id for p in points])
+            mat = np.array([near[p.paper_id] for p in points], dtype=np.float32)
+            added = beside(points, mat, extra, np.array([vectors[p.paper_id] for p in extra], dtype=np.float32))
+        on_map = sum(pid in drawn for pid in wanted) + len(added)
+        return MapView([*points, *added], total=index.size(), sampled=len(points), cited=on_map)
 
     def add_files(
         self, paths: Sequence[str | Path], *, skip_bad: bool = False, progress: bool | None = None,
@@ -378,5 +420,6 @@ def add_files(
 
 
 def corpus_map(settings: Settings | None = None) -> list[MapPoint]:
-    """Every paper as a point of the 2-D map, with its topic."""
+    """The papers of the map's sample (every paper of a corpus up to ``ASKPAPERS_MAP_POINTS``) as 2-D points,
+    with their topics."""
     return default_app(settings).corpus_map()

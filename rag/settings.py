@@ -161,6 +161,11 @@ class UISettings(BaseModel):
     ingest_concurrency: int = Field(
         default=1, ge=1, le=16, description="uploads the web app ingests at once (others wait their turn, in order)"
     )
+    map_points: int = Field(
+        default=20_000, ge=2, le=1_000_000, description="most papers the Map draws: a larger corpus is shown as a "
+        "sample of this many (chosen by a hash of their ids), plus the papers the last answer cited"
+    )  # fmt: skip
+    page_size: int = Field(default=100, ge=1, le=10_000, description="papers per page of the Papers tab's table")
 
     @field_validator("auth")
     @classmethod

@@ -183,6 +183,23 @@ def test_lexical_statistics(index: Index) -> None:
     assert index.facet_count([["graph neural networks"], ["molecules"]]) == 1
     assert index.facet_count([["graph neural networks"], [""]]) == 0
     assert index.venues() == ["ICLR 2024", "ICML 2024", "NeurIPS 2023"]
+    assert index.years() == [2024, 2023]
+
+
+def test_listing_and_hash_sample(index: Index) -> None:
+    """The Papers tab's sort keys of every paper (a derived title as shown), and the map's sample: the papers
+    whose id hashes lowest, the same whatever order they came in, nested as ``n`` grows."""
+    from askpapers.vectorstore.lexical import rowid_of
+
+    listed = {r.paper_id: r for r in index.listing()}
+    assert sorted(listed) == sorted(IDS)
+    assert listed["gnn"] == ("gnn", "Graph neural networks for molecules", "ICML 2024", 2024)
+    assert listed["speech"].title == index.papers(["speech"])["speech"].title != ""
+    assert listed["speech"].year is None and listed["speech"].venue == ""
+    by_hash = sorted(IDS, key=rowid_of)
+    assert index.sample_ids(3) == by_hash[:3]
+    assert index.sample_ids(100) == by_hash and index.sample_ids(0) == []
+    assert set(index.sample_ids(2)) < set(index.sample_ids(5))
 
 
 def test_a_derived_title_is_not_indexed(index: Index) -> None:
@@ -205,6 +222,7 @@ def test_an_empty_index(empty: Index) -> None:
         assert empty.field_scores("graph", ["gnn"]) == {}
         assert empty.word_df(["graph"]) == {} and empty.vocabulary() == [] and empty.words_with_stems(["graph"]) == []
         assert empty.phrase_count("graph") == 0 and empty.facet_count([["graph"]]) == 0 and empty.venues() == []
+        assert empty.years() == [] and empty.listing() == [] and empty.sample_ids(5) == []
 
 
 # -- the two side by side ---------------------------------------------------------------------------------------------

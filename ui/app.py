@@ -28,6 +28,7 @@ import pandas as pd
 
 from askpapers.rag import (
     MAX_K,
+    SORTS,
     AskPapers,
     AskPapersError,
     BadLinesError,
@@ -136,28 +137,22 @@ class Handlers:
         question = str(convo[-2]["content"])
         yield from self.respond(question, convo[:-2], mode, min(last.total, MAX_K), venue, year, has_code)
 
-    def table(self, query: str = "", sort: str = "Title") -> tuple[str, pd.DataFrame]:
-        """The papers, in the order ``sort`` names; with a ``query``, only those whose title or abstract states it
-        (the product's own BM25 search) or whose venue, year or id contains it."""
-        papers = self.app.papers()
-        query = (query or "").strip()
-        total = len(papers)
-        if query:
-            try:
-                found = set(self.app.find(query))
-            except AskPapersError as e:
-                return f"⚠️ {text_html(str(e))}", pd.DataFrame([], columns=corpus_view.COLUMNS)
-            q = query.lower()
-            papers = [p for p in papers if p.paper_id in found
-                      or any(q in s.lower() for s in (p.venue, str(p.year or ""), p.paper_id))]  # fmt: skip
-        df = pd.DataFrame(corpus_view.rows(corpus_view.sorted_papers(papers, sort)), columns=corpus_view.COLUMNS)
-        if not query:
-            return f"**{total:,} papers** in the corpus. Click a row to read its abstract.", df
-        return (
-            f"**{len(papers):,} of {total:,} papers** match the search (title, abstract, venue or year). "
-            "Click a row to read its abstract.",
-            df,
-        )
+    def table(self, query: str = "", sort: str = "Title", page: float | None = 1) -> tuple[str, pd.DataFrame, int]:
+        """One page of the papers, in the order ``sort`` names over the whole corpus; with a ``query``, of those
+        whose title or abstract states it (the product's own BM25 search) or whose venue, year or id contains it.
+        Returns what it shows in words, the rows and the page number (see :meth:`AskPapers.page`)."""
+        try:
+            shown = self.app.page(int(page or 1), query or "", sort or "Title")
+        except AskPapersError as e:
+            return f"⚠️ {text_html(str(e))}", pd.DataFrame([], columns=corpus_view.COLUMNS), 1
+        df = pd.DataFrame(corpus_view.rows(shown.papers), columns=corpus_view.COLUMNS)
+        return shown.summary(), df, shown.page
+
+    def next_page(self, query: str, sort: str, page: float | None) -> tuple[str, pd.DataFrame, int]:
+        return self.table(query, sort, int(page or 1) + 1)
+
+    def previous_page(self, query: str, sort: str, page: float | None) -> tuple[str, pd.DataFrame, int]:
+        return self.table(query, sort, int(page or 1) - 1)
 
     def show_abstract(self, evt: gr.SelectData) -> str:
         row = evt.row_value or []
@@ -177,14 +172,15 @@ class Handlers:
             self._redraws[session] = mine
             while len(self._redraws) > REDRAW_SESSIONS:
                 self._redraws.popitem(last=False)
-        points = self.app.corpus_map()
+        cited = sorted({c.paper_id for c in answer.citations}) if answer else []
+        view = self.app.map_view(cited)  # (a large corpus: a sample, with the cited papers always on it)
         if session and self._redraws.get(session, mine) != mine:  # a later answer's redraw draws its own stars
             return gr.skip(), gr.skip()
-        cited = sorted({c.paper_id for c in answer.citations}) if answer else []
-        key = corpus_view.map_key(points, cited)
+        note = view.note()
+        key = corpus_view.map_key(view.points, cited, note)
         if key == shown:
             return gr.skip(), shown
-        return corpus_view.map_html(points, set(cited)), key
+        return corpus_view.map_html(view.points, set(cited), note), key
 
     def open_point(self, evt: gr.EventData) -> str:
         """A click on the map: the clicked paper's abstract."""
@@ -214,7 +210,7 @@ class Handlers:
             for path, name in accepted:  # the uploaded file's own name, not Gradio's temp path
                 msg = msg.replace(str(path), name)
             return (f"⚠️ Nothing was added. {text_html(msg)}", gr.skip(), gr.skip(), gr.skip())
-        count, df = self.table()
+        count, df, _ = self.table()
         skipped = "".join(f"<br>{text_html(m)}" for m in report.messages[:20]) if skip else ""
         for path, name in accepted:
             skipped = skipped.replace(str(path), html.escape(name))
@@ -260,9 +256,8 @@ def _chat_tab(app: AskPapers) -> SimpleNamespace:
             k = gr.Slider(1, MAX_K, value=settings.answer.max_list, step=1, label="Most papers to list",
                           info=f"Default {settings.answer.max_list}; an answer that lists fewer than match says "
                                "so and can show them all.")  # fmt: skip
-            papers = app.papers()
-            venues = sorted({p.venue for p in papers if p.venue})
-            years = [str(y) for y in sorted({p.year for p in papers if p.year}, reverse=True)]
+            venues, newest_first = app.filter_choices()  # (counted in the index: no paper is read)
+            years = [str(y) for y in newest_first]
             venue = gr.Dropdown(["", *venues], value="", label="Venue", allow_custom_value=True)
             year = gr.Dropdown(["", *years], value="", label="Year", allow_custom_value=True, elem_id="year")
             has_code = gr.Checkbox(label="Only papers with code")
@@ -277,13 +272,18 @@ def _papers_tab() -> SimpleNamespace:
         with gr.Row(equal_height=True):
             search = gr.Textbox(placeholder="Search titles and abstracts, e.g. bottleneck", show_label=False,
                                 elem_id="paper-search", scale=3, min_width=200, max_length=2000)  # fmt: skip
-            sort = gr.Radio(corpus_view.SORTS, value="Title", label="Sort by", elem_id="paper-sort", scale=2,
+            sort = gr.Radio(list(SORTS), value="Title", label="Sort by", elem_id="paper-sort", scale=2,
                             min_width=200)  # fmt: skip
         count = gr.Markdown(elem_id="paper-count")
         papers = gr.Dataframe(
             headers=corpus_view.COLUMNS, datatype=["str"] * 5, interactive=False, wrap=True, elem_id="papers",
             max_height=480, column_widths=corpus_view.COLUMN_WIDTHS,
         )  # fmt: skip
+        with gr.Row(elem_id="paper-pages"):
+            previous = gr.Button("◀ Previous", size="sm", elem_id="paper-previous", scale=0, min_width=110)
+            page = gr.Number(value=1, precision=0, minimum=1, label="Page", elem_id="paper-page", scale=0,
+                             min_width=90)  # fmt: skip
+            following = gr.Button("Next ▶", size="sm", elem_id="paper-next", scale=0, min_width=110)
         abstract = gr.HTML(elem_id="abstract")
         with gr.Row():
             upload = gr.File(label="Add abstracts (.txt, .jsonl, .json, .csv)", file_count="multiple",
@@ -294,7 +294,8 @@ def _papers_tab() -> SimpleNamespace:
                 add_btn = gr.Button("Add to corpus", elem_id="add")
         upload_status = gr.Markdown(elem_id="upload-status")
     return SimpleNamespace(search=search, sort=sort, count=count, papers=papers, abstract=abstract, upload=upload,
-                           skip_bad=skip_bad, add_btn=add_btn, upload_status=upload_status)  # fmt: skip
+                           skip_bad=skip_bad, add_btn=add_btn, upload_status=upload_status, page=page,
+                           previous=previous, following=following)  # fmt: skip
 
 
 def _map_tab() -> SimpleNamespace:
@@ -342,8 +343,14 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             **redraw
         )
         p.papers.select(h.show_abstract, None, p.abstract)
-        for event in (p.search.change, p.sort.change):
-            event(h.table, [p.search, p.sort], [p.count, p.papers], trigger_mode="always_last", show_progress="hidden")
+        listed = [p.count, p.papers, p.page]
+        for event in (p.search.change, p.sort.change):  # a new search or order starts at its first page
+            event(h.table, [p.search, p.sort], listed, trigger_mode="always_last", show_progress="hidden")
+        turn_page: dict[str, Any] = {"inputs": [p.search, p.sort, p.page], "outputs": listed,
+                                     "trigger_mode": "always_last", "show_progress": "hidden"}  # fmt: skip
+        p.following.click(h.next_page, **turn_page)
+        p.previous.click(h.previous_page, **turn_page)
+        p.page.submit(h.table, **turn_page)
         p.add_btn.click(
             h.add,
             [p.upload, p.skip_bad],
@@ -352,9 +359,9 @@ def build(app: AskPapers, exports: Exports | None = None) -> gr.Blocks:
             show_progress_on=p.upload_status,
             concurrency_limit=app.settings.ui.ingest_concurrency,  # uploads queue in order, answers keep running
             concurrency_id="ingest",
-        ).then(h.table, [p.search, p.sort], [p.count, p.papers], show_progress="hidden").then(**redraw)
+        ).then(h.table, [p.search, p.sort, p.page], listed, show_progress="hidden").then(**redraw)
         plot.click(h.open_point, None, m.abstract)
-        demo.load(h.table, None, [p.count, p.papers], show_progress="hidden").then(**redraw)
+        demo.load(h.table, None, listed, show_progress="hidden").then(**redraw)
         gr.api(h.api_ask, api_name="ask")  # type: ignore[attr-defined]
     return demo  # type: ignore[no-any-return]
 

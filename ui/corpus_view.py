@@ -26,24 +26,12 @@ PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b
            "#bab0ac"]  # fmt: skip
 STAR = "#ffd400"
 W, H, PAD = 1000, 720, 24
-SORTS = ["Title", "Venue", "Newest first", "Oldest first"]
 COLUMNS = ["Title", "Venue", "Year", "Code", "ID"]
 
 
 def title_text(title: str) -> str:
     """A title as one line of plain text, its LaTeX (``$\\ell_2$``) as Unicode."""
     return latex_text(printable(title, newlines=False))
-
-
-def sorted_papers(papers: Iterable[Paper], sort: str) -> list[Paper]:
-    """Papers in the order the "Sort by" control names (unknown names sort by title)."""
-    by_title = sorted(papers, key=lambda p: title_text(p.title).lower())
-    if sort == "Venue":
-        return sorted(by_title, key=lambda p: (not p.venue, p.venue.lower()))
-    if sort in ("Newest first", "Oldest first"):  # by year
-        newest = sort == "Newest first"
-        return sorted(by_title, key=lambda p: (p.year is None, -(p.year or 0) if newest else (p.year or 0)))
-    return by_title
 
 
 def rows(papers: Iterable[Paper]) -> list[dict[str, object]]:
@@ -118,22 +106,22 @@ def _star(x: float, y: float) -> str:
     return f"<g transform='translate({x:.1f} {y:.1f})'><polygon class='star-shape' points='{' '.join(pts)}'/></g>"
 
 
-def map_key(points: Sequence[MapPoint], cited: Iterable[str]) -> str:
+def map_key(points: Sequence[MapPoint], cited: Iterable[str], note: str = "") -> str:
     """What a map shows, as a short key: the same points (ids, titles, places, topics) with the same papers starred
     give the same key (within this process), so a page that shows it already need not be sent it again."""
     drawn = hash(tuple((p.paper_id, p.title, p.x, p.y, p.topic) for p in points))
     known = {p.paper_id for p in points}
     starred = hash(tuple(sorted(pid for pid in cited if pid in known)))
-    return f"{len(points)}:{drawn:x}:{starred:x}"
+    return f"{len(points)}:{drawn:x}:{starred:x}:{hash(note):x}"
 
 
 def _attr(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def map_html(points: Sequence[MapPoint], cited: Collection[str] = ()) -> str:
-    """The map: an SVG of every paper (coloured by topic; cited papers as stars on top), the topics named at
-    their centres (numbered on a narrow screen), and a legend that wraps."""
+def map_html(points: Sequence[MapPoint], cited: Collection[str] = (), note: str = "") -> str:
+    """The map: an SVG of every paper given (coloured by topic; cited papers as stars on top), the topics named at
+    their centres (numbered on a narrow screen), a legend that wraps, and ``note`` (a sample's scope) above it."""
     if not points:
         return "<div class='corpus-map'><p class='meta'>The corpus is empty.</p></div>"
     sizes = Counter(p.topic for p in points)
@@ -181,14 +169,16 @@ def map_html(points: Sequence[MapPoint], cited: Collection[str] = ()) -> str:
         f"<svg viewBox='0 0 {W} {H}' preserveAspectRatio='xMidYMid meet' role='img' "
         f"aria-label='Map of {len(points)} papers in {len(topics)} topics'>{''.join(dots)}{''.join(stars)}</svg>"
     )
+    said = f"<p class='map-note'>{html.escape(note)}</p>" if note else ""
     return (
-        f"<div class='corpus-map'><ul class='map-legend'>{''.join(legend)}</ul>"
+        f"<div class='corpus-map'>{said}<ul class='map-legend'>{''.join(legend)}</ul>"
         f"<div class='map-plot'>{svg}{''.join(labels)}<div class='map-tip' hidden></div></div></div>"
     )
 
 
 MAP_CSS = """
 .corpus-map { width: 100%; }
+.map-note { margin: 0 0 6px 0; font-size: 0.9em; }
 .map-legend { list-style: none; margin: 0 0 8px 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 14px; }
 .map-legend li { display: inline-flex; align-items: center; gap: 5px; font-size: 0.9em; }
 .map-legend .swatch { width: 11px; height: 11px; border-radius: 50%; display: inline-block; }

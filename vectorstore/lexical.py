@@ -24,7 +24,7 @@ from askpapers.vectorstore.config import StoreSettings
 from askpapers.vectorstore.features import DocText, encode
 from askpapers.vectorstore.store import Store
 from askpapers.vectorstore.text import STOPWORDS, stem, tokens
-from askpapers.vectorstore.types import Filters, Paper
+from askpapers.vectorstore.types import Filters, Listed, Paper
 
 _SCHEMA = """
 CREATE VIRTUAL TABLE papers USING fts5(
@@ -35,6 +35,8 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE words(word TEXT PRIMARY KEY, stem TEXT NOT NULL, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX words_by_stem ON words(stem);
 CREATE TABLE features(rowid INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE listing(rowid INTEGER PRIMARY KEY, paper_id TEXT NOT NULL, title TEXT NOT NULL, venue TEXT NOT NULL,
+    year INTEGER);
 """
 MAX_WORD = 40  # longer tokens (hashes, URLs run together) are not vocabulary
 
@@ -65,7 +67,9 @@ def match_expression(query: str, max_terms: int = 32) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-FORMAT = "4"  # rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies; text features
+# rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies; text features; the listing
+# (each paper's shown title, venue and year: what the Papers tab sorts and filters by, without the abstracts)
+FORMAT = "5"
 
 
 def rowid_of(paper_id: str) -> int:
@@ -90,6 +94,10 @@ def _count_words(conn: sqlite3.Connection, counts: dict[str, int]) -> None:
 def _features(batch: list[tuple[Any, ...]]) -> list[tuple[int, bytes]]:
     """The reranker's text data of each row (rowid, title, abstract), derived once here rather than per query."""
     return [(r[0], encode(r[2], r[3])) for r in batch]
+
+
+def _listed(p: Paper) -> tuple[Any, ...]:
+    return (rowid_of(p.paper_id), p.paper_id, p.title, p.venue, p.year)
 
 
 def _row(p: Paper) -> tuple[Any, ...]:
@@ -138,10 +146,12 @@ class LexicalIndex:
         try:
             conn.executescript(_SCHEMA)
             counts: Counter[str] = Counter()
-            for batch in _batches((_row(p) for p in papers), 2000):
+            for chunk in _batches(papers, 2000):
+                batch = [_row(p) for p in chunk]
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
                 conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
+                conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                 for row in batch:
                     counts.update(indexed_words(row[2], row[3]))
             _count_words(conn, counts)
@@ -159,7 +169,8 @@ class LexicalIndex:
         conn = sqlite3.connect(self.path, timeout=30)
         try:
             with conn:
-                for batch in _batches((_row(p) for p in papers), 2000):
+                for chunk in _batches(papers, 2000):
+                    batch = [_row(p) for p in chunk]
                     counts: Counter[str] = Counter()
                     for r in batch:  # the vocabulary loses the replaced text's words and gains the new ones
                         old = conn.execute("SELECT title, abstract FROM papers WHERE rowid = ?", (r[0],)).fetchone()
@@ -171,6 +182,7 @@ class LexicalIndex:
                     conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "
                                      "VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
                     conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
+                    conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                 n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
                 meta = [("revision", revision), ("count", str(n)), ("since", repr(since))]
                 conn.executemany("INSERT OR REPLACE INTO meta VALUES (?,?)", meta)
@@ -246,6 +258,32 @@ class LexicalIndex:
             return []
         return sorted(str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v)
 
+    def years(self) -> list[int]:
+        """The distinct years of the indexed papers, newest first."""
+        conn = self._conn()
+        if conn is None:
+            return []
+        found = {_year(y) for (y,) in conn.execute("SELECT DISTINCT year FROM papers")}
+        return sorted((y for y in found if y is not None), reverse=True)
+
+    def listing(self) -> list[Listed]:
+        """Every paper's id, title (as shown: derived when it had none), venue and year, in row order (from the
+        listing table: no abstract is read)."""
+        conn = self._conn()
+        if conn is None:
+            return []
+        rows = conn.execute("SELECT paper_id, title, venue, year FROM listing")
+        return [Listed(str(pid), str(t or ""), str(v or ""), _year(y)) for pid, t, v, y in rows]
+
+    def sample_ids(self, n: int) -> list[str]:
+        """The ids of the ``n`` papers with the smallest row ids: a hash of the id (:func:`rowid_of`), so a sample
+        that does not depend on the order papers came in, and stays the same as papers are added (each is in or
+        out by its own id). Reads ``n`` rows of the listing, in row-id order."""
+        conn = self._conn()
+        if conn is None or n <= 0:
+            return []
+        return [str(pid) for (pid,) in conn.execute("SELECT paper_id FROM listing ORDER BY rowid LIMIT ?", (n,))]
+
     def size(self) -> int:
         """Papers in the index: the count its last build or update recorded (one row read; ``count(*)`` of an FTS5
         table reads every row)."""
@@ -314,6 +352,13 @@ class LexicalIndex:
         marks = ",".join("?" * len(ranked))
         ids = dict(conn.execute(f"SELECT rowid, paper_id FROM papers WHERE rowid IN ({marks})", [r for r, _ in ranked]))
         return [(str(ids[r]), -float(s)) for r, s in ranked if r in ids]
+
+
+def _year(value: object) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return None
 
 
 def _batches(rows: Iterable[Any], size: int) -> Iterable[list[Any]]:

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from askpapers.vectorstore.errors import QuestionError
+
+
+class Listed(NamedTuple):
+    """A paper as the Papers tab sorts and filters it, read from the derived lexical index, not the store: its
+    title as shown (derived from the abstract when it had none), venue and year."""
+
+    paper_id: str
+    title: str
+    venue: str
+    year: int | None
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,53 @@ class MapPoint:
     topic: str
 
 
+@dataclass(frozen=True)
+class MapView:
+    """What the Map draws: a sample of the corpus (all of it when it is small) and the cited papers, and how many
+    of each, so it can say what it shows."""
+
+    points: list[MapPoint]  # the sample's, then the cited papers outside it
+    total: int  # papers in the corpus
+    sampled: int  # papers in the sample
+    cited: int  # cited papers on the map (all of those the store holds)
+
+    @property
+    def is_sample(self) -> bool:
+        return self.sampled < self.total
+
+    def note(self) -> str:
+        """The map's scope in words: "Showing 20,000 of 1,000,000 papers, a sample; the 12 cited papers are always
+        shown." ("" when it shows every paper)."""
+        if not self.is_sample:
+            return ""
+        cited = ""
+        if self.cited:
+            many = f"{self.cited:,} cited papers are" if self.cited > 1 else "cited paper is"
+            cited = f"; the {many} always shown"
+        return (
+            f"Showing {self.sampled:,} of {self.total:,} papers, a sample (the same papers until the corpus "
+            f"changes){cited}."
+        )
+
+
+def beside(
+    sample: Sequence[MapPoint], sample_vectors: np.ndarray, papers: Sequence[Paper], vectors: np.ndarray
+) -> list[MapPoint]:
+    """Points for papers outside the sample (the cited ones): each next to its nearest sampled paper (cosine),
+    with that paper's topic; the projection is not fitted again for them."""
+    if not len(sample) or not len(papers):
+        return []
+    nearest = np.argmax(np.asarray(vectors, dtype=np.float32) @ np.asarray(sample_vectors, dtype=np.float32).T, axis=1)
+    xs = np.array([p.x for p in sample], dtype=float)
+    ys = np.array([p.y for p in sample], dtype=float)
+    nudge = 0.01 * max(float(np.ptp(xs)), float(np.ptp(ys)), 1e-6)  # (beside it, not on top of it)
+    out = []
+    for k, p in enumerate(papers):
+        near = sample[int(nearest[k])]
+        out.append(MapPoint(p.paper_id, p.title, round(near.x + nudge, 4), round(near.y + nudge, 4), near.topic))
+    return out
+
+
 # -- the projection ---------------------------------------------------------------------------------------------
 def pca(vectors: np.ndarray) -> np.ndarray:
     """2-D coordinates: the first two principal components."""

@@ -29,7 +29,7 @@ from askpapers.vectorstore.features import DocText
 from askpapers.vectorstore.lexical import LexicalIndex, sync_lexical
 from askpapers.vectorstore.records import where_clause
 from askpapers.vectorstore.store import Store, read_only_snapshot
-from askpapers.vectorstore.types import ChunkHit, Filters, Paper
+from askpapers.vectorstore.types import ChunkHit, Filters, Listed, Paper
 
 log = logging.getLogger("askpapers")
 T = TypeVar("T")
@@ -238,6 +238,17 @@ class PaperIndex:
 
     def venues(self) -> list[str]:
         return self._stat("venues", lambda index: index.venues())
+
+    def years(self) -> list[int]:
+        return self._stat("years", lambda index: index.years())
+
+    def listing(self) -> list[Listed]:
+        """Every paper's id, title, venue and year, from the BM25 index (no record is read from the store)."""
+        return self._lexical_call(lambda index: index.listing())
+
+    def sample_ids(self, n: int) -> list[str]:
+        """``n`` papers' ids chosen by a hash of the id, from the BM25 index's row ids (no record is read)."""
+        return self._lexical_call(lambda index: index.sample_ids(n))
 
     def size(self) -> int:
         """Papers in the BM25 index (the store's count, without a request to Chroma; once per revision)."""

@@ -20,7 +20,7 @@ import numpy as np
 
 from askpapers.vectorstore.embed import Embedder
 from askpapers.vectorstore.features import DocText
-from askpapers.vectorstore.types import ChunkHit, Filters, Paper
+from askpapers.vectorstore.types import ChunkHit, Filters, Listed, Paper
 
 CHUNKS_PER_PAPER = 50  # most chunks one abstract can have (a 2,000,000-character abstract has more; rare)
 
@@ -133,6 +133,17 @@ class LexicalStats(Freshness, Protocol):
 
     def venues(self) -> list[str]:
         """The distinct venues of the papers, sorted."""
+
+    def years(self) -> list[int]:
+        """The distinct years of the papers, newest first."""
+
+    def listing(self) -> list[Listed]:
+        """Every paper's id, title (as shown), venue and year, without reading its record."""
+
+    def sample_ids(self, n: int) -> list[str]:
+        """The ids of ``n`` papers chosen by a hash of their ids (:func:`vectorstore.lexical.rowid_of`, smallest
+        first): the same papers for the same store, whatever the order they came in; all of them when ``n`` is
+        at least the corpus."""
 
 
 class Index(PaperReads, VectorSearch, LexicalSearch, LexicalStats, Protocol):

@@ -33,11 +33,12 @@ from askpapers.vectorstore.lexical import (
     indexed_words,
     match_expression,
     phrase_expression,
+    rowid_of,
 )
 from askpapers.vectorstore.pipeline import embed_batch, read_papers
 from askpapers.vectorstore.store import mean_vector
 from askpapers.vectorstore.text import stem, tokens
-from askpapers.vectorstore.types import ChunkHit, Filters, Paper
+from askpapers.vectorstore.types import ChunkHit, Filters, Listed, Paper
 
 if TYPE_CHECKING:
     from askpapers.rag.retrieve.chroma_index import PaperIndex
@@ -370,6 +371,15 @@ class MemoryIndex:
 
     def venues(self) -> list[str]:
         return sorted({d.paper.venue for d in self._docs.values() if d.paper.venue})
+
+    def years(self) -> list[int]:
+        return sorted({d.paper.year for d in self._docs.values() if d.paper.year is not None}, reverse=True)
+
+    def listing(self) -> list[Listed]:
+        return [Listed(p.paper_id, p.title, p.venue, p.year) for p in (d.paper for d in self._docs.values())]
+
+    def sample_ids(self, n: int) -> list[str]:
+        return sorted(self._docs, key=rowid_of)[: max(n, 0)]
 
 
 def _both_are_indexes(memory: MemoryIndex, chroma: PaperIndex) -> tuple[Index, Index]:

@@ -67,7 +67,10 @@ class Counter:
         self.ops = 0
 
 
-def project_modules(skip: frozenset[str] = frozenset({"askpapers.ui.app"})) -> list[ModuleType]:
+GRADIO_MODULES = frozenset({"askpapers.ui.app", "askpapers.ui.app_events", "askpapers.ui.app_tabs"})  # import gradio
+
+
+def project_modules(skip: frozenset[str] = GRADIO_MODULES) -> list[ModuleType]:
     out = []
     for pkg_name in PACKAGES:
         pkg = importlib.import_module(pkg_name)

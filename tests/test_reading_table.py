@@ -13,6 +13,7 @@ import askpapers.rag.decide.acronyms as acronyms
 import askpapers.rag.decide.evidence as evidence
 import askpapers.rag.decide.match as match
 import askpapers.rag.decide.membership as membership
+import askpapers.rag.decide.pools as pools
 import askpapers.rag.evaluation.frames as frames
 import askpapers.rag.read.cues as cues
 import askpapers.rag.read.lexicon as lexicon
@@ -30,6 +31,7 @@ MODULES: tuple[ModuleType, ...] = (
     lexicon,
     followup,
     examples,
+    pools,
     match,
     evidence,
     acronyms,

@@ -365,7 +365,7 @@ def test_nearest_chunks_equal_the_full_query(corpus_settings: Settings, embedder
     scopes = [None, Filters(has_code=True), Filters(year=2026), Filters(venue="NeurIPS 2019")]
     for warmed in (False, True):
         if warmed:
-            assert index.preload(100) and index._chunk_texts
+            assert index.preload(100) and index.caches.chunk_texts
         for text in QUERIES:
             for scope in scopes:
                 for n in (1, 7, 100):

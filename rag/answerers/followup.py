@@ -19,7 +19,7 @@ from askpapers.rag.answerers.base import Answerer, Request
 from askpapers.rag.read.inputs import missing_ids
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.query import plan
-from askpapers.rag.retrieve.index import Index
+from askpapers.rag.retrieve.index import PaperReads
 from askpapers.rag.types import Message, QueryPlan
 from askpapers.vectorstore.types import Filters
 
@@ -36,7 +36,7 @@ class FollowUps:
     """The previous answer's papers, from the ids the history carries or by answering its questions again (with
     ``answerer``, the extractive one, reading them with ``lexicon`` over ``index``)."""
 
-    def __init__(self, index: Index, lexicon: Lexicon, answerer: Answerer) -> None:
+    def __init__(self, index: PaperReads, lexicon: Lexicon, answerer: Answerer) -> None:
         self._index = index
         self._lexicon = lexicon
         self._answerer = answerer

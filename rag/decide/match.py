@@ -4,16 +4,17 @@ A paper meets a facet when its abstract (or real title) states one of the facet'
 phrase, an acronym the corpus defines for it, other forms of its words; compared on surface forms, so words that
 only share a stem do not count), or, failing that, when its best chunk is close enough in embedding space and
 one sentence covers the facet's words (:func:`rag.decide.evidence.decide`). It meets the plan when it meets every
-facet and no excluded one. The matcher reads papers only through :class:`~rag.retrieve.index.Index`.
+facet and no excluded one. The matcher reads papers only through :class:`~rag.retrieve.index.Index`; the papers that
+may meet a facet (its pool) are found by :class:`rag.decide.pools.FacetPools`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
-from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
+from askpapers.rag.decide.acronyms import spellings
 from askpapers.rag.decide.evidence import best_sentence, coverage, decide, holds_words, states, topic_units
 from askpapers.rag.decide.membership import (
     FEATURES,
@@ -25,14 +26,14 @@ from askpapers.rag.decide.membership import (
     eligible,
     features,
 )
-from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
+from askpapers.rag.decide.pools import FacetPools
 from askpapers.rag.read.query import core_text
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import FusionRetriever, Query
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet, QueryPlan
 from askpapers.vectorstore.errors import StoreError
-from askpapers.vectorstore.text import STOPWORDS, content_stems, stems, tokens
+from askpapers.vectorstore.text import content_stems
 from askpapers.vectorstore.types import ChunkHit, Filters, Paper
 
 _STRICT = FEATURES.index("strict")
@@ -47,15 +48,7 @@ class _Place:
 
 
 log = logging.getLogger("askpapers")
-NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
 LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
-DEFINERS = 60  # papers read for the acronyms and long forms they define for a facet
-HEAD_SHARE = 0.25  # a shorter form in this share of papers or more is too common to find a facet by
-# a phrase without its first modifier names it only if this share of the papers stating it state the whole
-CORE_SHARE = 0.2
-VAGUE = (
-    GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
-)
 
 
 @dataclass
@@ -74,11 +67,6 @@ def _text_of(p: Paper) -> str:
     return p.abstract if p.title_derived else f"{p.title}. {p.abstract}"
 
 
-def _unrelational(phrase: str) -> str:
-    """The phrase's words without the relating parts of its compounds ("language-guided" -> "language")."""
-    return " ".join(w for w in tokens(phrase) if w not in RELATIONAL)
-
-
 @dataclass
 class _FacetHit:
     """How one paper meets one facet."""
@@ -88,9 +76,6 @@ class _FacetHit:
     similarity: float
     evidence: str
     loose: bool = False  # met only by its words somewhere, or a shorter form
-
-
-Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
 
 
 class FacetMatcher:
@@ -104,107 +89,7 @@ class FacetMatcher:
         self.rule = rule
         self.retriever = retriever
         self.membership = membership
-
-    def _dense(self, facet: Facet, filters: Filters | None, within: list[str] | None) -> dict[str, ChunkHit]:
-        """Each paper's most similar chunk to any of the facet's first spellings."""
-        best: dict[str, ChunkHit] = {}
-        for spelling in facet.all_spellings()[: self.rule.dense_spellings]:
-            if within is not None:
-                hits = self.index.best_chunks_within(spelling, within)
-            else:
-                hits = self.index.best_chunks(spelling, self.rule.dense_topic_chunks, filters)
-            for pid, hit in hits.items():
-                if pid not in best or hit.similarity > best[pid].similarity:
-                    best[pid] = hit
-        return best
-
-    def _pool(
-        self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False,
-        cores: Sequence[str] = (),
-    ) -> Pool:  # fmt: skip
-        """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
-        with ``loose`` any query holding its words) and those whose best chunk is close enough; nothing else
-        needs to be read."""
-        dense = self._dense(facet, filters, within)
-        if within is not None:
-            return set(within), dense
-        n = max(1, self.index.size())  # every paper that states it: the count is the true total, whatever k is
-        hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), n, filters)]
-        found = set(hits)
-        # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks")
-        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(hits[:DEFINERS]).values()])
-        extra = [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
-        if extra:
-            found |= {pid for pid, _ in self.index.phrase_search(extra, n, filters)}
-        if loose:
-            held = [_unrelational(s) for s in facet.all_spellings()]  # as holds_words reads them
-            found |= {pid for pid, _ in self.index.all_words_search([h for h in held if h], n, filters)}
-            found |= {pid for pid, _ in self.index.phrase_search(list(cores), n, filters)}
-        found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
-        return found, dense
-
-    def _defined(self, facet: Facet, filters: Filters | None) -> Facet:
-        """The facet with the long forms the corpus defines for its acronyms, first, so that an acronym and its
-        long form are read alike ("LLMs", "llms" and "large language models"; the long form's embedding says
-        more), and an acronym typed in lower case as the corpus writes it; an acronym inside a phrase is spelled
-        out too ("deep RL" is also "deep reinforcement learning"). The other way round needs nothing: the
-        acronyms defined for a long form are read from each paper (:func:`spellings`), and a short acronym
-        searched on its own would find its other meanings ("CL")."""
-        groups = facet.groups()
-        inner = sorted({w for g in groups for s in g if " " in s.strip() for w in s.split() if is_acronym(w)})
-        if not inner and not any(maybe_acronym(s) for g in groups for s in g):
-            return facet
-        hits = [pid for pid, _ in self.index.phrase_search([*facet.all_spellings(), *inner], DEFINERS, filters)]
-        texts = [p.abstract for p in self.index.papers(hits).values()]
-        spelled = {w: long_forms([w], texts)[0][:1] for w in inner}
-        out = []
-        for group in groups:
-            longs, written = long_forms([s for s in group if maybe_acronym(s)], texts)
-            longs += [" ".join(spelled[w][0] if spelled.get(w) else w for w in s.split()) for s in group if " " in s]
-            longs = [f for f in dict.fromkeys(longs) if all(stems(f) != stems(s) for s in group)]
-            same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
-            out.append(tuple(dict.fromkeys([*longs, *same])))
-        return replace(facet, spellings=tuple(out))
-
-    def _cores(self, facet: Facet) -> list[str]:
-        """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:
-        the phrase without a generic head ("diffusion" of "diffusion models"), and the phrase without its first
-        modifier ("manipulation" of "robotic manipulation", "neural networks" of "deep neural networks") when the
-        corpus says the modifier is what the shorter form usually means: at least :data:`CORE_SHARE` of the papers
-        stating the shorter form state the whole phrase ("inference" does not name "variational inference")."""
-        size = max(1, self.index.size())
-        forms: list[str] = []
-        for s in facet.all_spellings():
-            words = [w for w in tokens(s) if w not in STOPWORDS]
-            if len(words) < 2:
-                continue
-            rest = " ".join(words[1:])
-            if rest not in VAGUE and words[1] not in RELATIONAL:
-                whole, short = self.index.phrase_count(s), self.index.phrase_count(rest)
-                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
-                    forms.append(rest)
-            if len(words) > 2 and words[-2] in RELATIONAL:  # "retrieval-augmented" of "retrieval-augmented generation"
-                modifier = " ".join(words[:-1])
-                whole, short = self.index.phrase_count(s), self.index.phrase_count(modifier)
-                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
-                    forms.append(modifier)
-            if words[-1] in GENERIC_HEADS | MODEL_HEADS:
-                head = " ".join(words[:-1])
-                if head not in VAGUE and 0 < self.index.phrase_count(head) < HEAD_SHARE * size:
-                    forms.append(head)
-        return list(dict.fromkeys(forms))
-
-    def _similarities(self, facets: list[Facet], pools: list[Pool], ids: list[str]) -> None:
-        """Each candidate's embedding similarity to each facet, for those not among the facet's nearest chunks."""
-        if not ids:
-            return
-        vectors = self.index.vectors(ids)
-        queries = self.index.embedder.embed([f.all_spellings()[0] for f in facets])
-        for (_, dense), query in zip(pools, queries, strict=True):
-            for pid, vec in vectors.items():
-                sim = float(vec @ query)
-                if pid not in dense or dense[pid].similarity < sim:
-                    dense[pid] = ChunkHit(pid, dense[pid].text if pid in dense else "", sim)
+        self.facet_pools = FacetPools(index, rule)  # the papers that may meet each facet
 
     def meets(
         self, p: Paper, facet: Facet, variants: dict[str, list[str]], dense: dict[str, ChunkHit], loose: bool = False,
@@ -214,8 +99,8 @@ class FacetMatcher:
 
         With ``loose`` (a facet of a question with several), a paper that holds every word of a spelling somewhere
         in its abstract also meets it, at a lower score: the other facets already say what the paper is about; so
-        does one that states a shorter form of it (``cores``: the facet's :meth:`_cores`, looked up here if not
-        given; a caller matching many papers passes them, since each lookup counts phrases in the index).
+        does one that states a shorter form of it (``cores``: the facet's :meth:`FacetPools.cores`, looked up here if
+        not given; a caller matching many papers passes them, since each lookup counts phrases in the index).
         """
         text = _text_of(p)
         hit = dense.get(p.paper_id)
@@ -231,7 +116,7 @@ class FacetMatcher:
                 terms = content_stems(group[0])
                 best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
         if best is None and loose:
-            cores = self._cores(facet) if cores is None else cores
+            cores = self.facet_pools.cores(facet) if cores is None else cores
             for group in facet.groups():
                 forms = [v for s in group for v in variants.get(s, [s])]
                 held = [v for v in forms if holds_words(text, v)]
@@ -249,18 +134,19 @@ class FacetMatcher:
         """Every candidate for the plan's answer set, with its evidence per facet (see :mod:`rag.decide.membership`):
         the papers in every required facet's pool (all that state a spelling, so counts are complete), the near
         misses, and the top of the reranked search for the question."""
-        facets = [self._defined(f, filters) for f in plan.facets if not f.optional]
+        facets = [self.facet_pools.defined(f, filters) for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
         if not facets:
             return [], {}
         loose = len(facets) > 1
-        cores = [self._cores(f) if loose else [] for f in facets]  # (the same for every paper: looked up once)
-        pools = [self._pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
+        # (the same for every paper: looked up once)
+        cores = [self.facet_pools.cores(f) if loose else [] for f in facets]
+        pools = [self.facet_pools.pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
         ids = [pid for pid in (within if within is not None else sorted(pools[0][0])) if pid in pools[0][0]]
         for found, _ in pools[1:]:
             ids = [pid for pid in ids if pid in found]
         if len(facets) > 1 and within is None:  # in every pool but one: may meet that one by similarity alone
-            ids += self._near(facets, pools, ids)
+            ids += self.facet_pools.near(facets, pools, ids)
         ranked = self._ranked(plan, facets, filters, within)
         pooled = set(ids)
         ids += [pid for pid in ranked if pid not in pooled]
@@ -268,7 +154,7 @@ class FacetMatcher:
         if filters is not None and within is not None:
             papers = {pid: p for pid, p in papers.items() if passes(p, filters)}
         if loose:  # (one facet: its dense pool has the similarities that matter)
-            self._similarities(facets, pools, list(papers))
+            self.facet_pools.similarities(facets, pools, list(papers))
         texts = [p.abstract for p in papers.values()]
         variants_of = [spellings(f.all_spellings(), texts) for f in [*facets, *optional]]
         kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
@@ -363,25 +249,6 @@ class FacetMatcher:
             near += sorted(left, key=lambda m: (-one_off[m.paper.paper_id], m.paper.title))
         return matches
 
-    def _near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:
-        """Papers in the pools of all facets but one, whose embedding is close to that facet's text."""
-        seen = set(have)
-        extra: list[str] = []
-        for k, facet in enumerate(facets):
-            others = [found for j, (found, _) in enumerate(pools) if j != k]
-            cands = sorted(pid for pid in set.intersection(*others) if pid not in seen and pid not in pools[k][0])
-            if not cands:
-                continue
-            query = self.index.embed(facet.all_spellings()[0])
-            for pid, vec in self.index.vectors(cands[:NEAR_MAX]).items():
-                sim = float(vec @ query)
-                if sim >= self.rule.dense_with_terms:
-                    pools[k][1].setdefault(pid, ChunkHit(pid, "", sim))
-                    pools[k][0].add(pid)
-                    extra.append(pid)
-                    seen.add(pid)
-        return extra
-
     def without_excluded(self, plan: QueryPlan, papers: list[Paper], filters: Filters | None) -> list[Paper]:
         """The papers that meet no excluded facet (judged by the same rule as an included one)."""
         if not plan.excluded or not papers:
@@ -389,7 +256,7 @@ class FacetMatcher:
         texts = [p.abstract for p in papers]
         out = set()
         for facet in plan.excluded:
-            dense = self._dense(facet, filters, [p.paper_id for p in papers])
+            dense = self.facet_pools.dense(facet, filters, [p.paper_id for p in papers])
             variants = spellings(facet.all_spellings(), texts)
             out |= {p.paper_id for p in papers if self.meets(p, facet, variants, dense) is not None}
         return [p for p in papers if p.paper_id not in out]

@@ -1,0 +1,161 @@
+"""The papers that may meet a facet, found without reading the rest: those that state one of its spellings (an FTS5
+phrase search, with the acronyms and long forms the corpus defines for them and, in a question with several facets,
+its words anywhere or a shorter form of it) and those close to it in embedding space. The matcher
+(:mod:`rag.decide.match`) decides which of them meet it, through :class:`FacetPools`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
+from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
+from askpapers.rag.retrieve.index import Index
+from askpapers.rag.settings import AnswerSettings
+from askpapers.rag.types import Facet
+from askpapers.vectorstore.text import STOPWORDS, stems, tokens
+from askpapers.vectorstore.types import ChunkHit, Filters
+
+NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
+DEFINERS = 60  # papers read for the acronyms and long forms they define for a facet
+HEAD_SHARE = 0.25  # a shorter form in this share of papers or more is too common to find a facet by
+# a phrase without its first modifier names it only if this share of the papers stating it state the whole
+CORE_SHARE = 0.2
+VAGUE = (
+    GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
+)
+Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
+
+
+def unrelational(phrase: str) -> str:
+    """The phrase's words without the relating parts of its compounds ("language-guided" -> "language")."""
+    return " ".join(w for w in tokens(phrase) if w not in RELATIONAL)
+
+
+class FacetPools:
+    """A facet's spellings as the corpus writes them, its shorter forms, and the papers that may meet it."""
+
+    def __init__(self, index: Index, rule: AnswerSettings) -> None:
+        self.index = index
+        self.rule = rule
+
+    def dense(self, facet: Facet, filters: Filters | None, within: list[str] | None) -> dict[str, ChunkHit]:
+        """Each paper's most similar chunk to any of the facet's first spellings."""
+        best: dict[str, ChunkHit] = {}
+        for spelling in facet.all_spellings()[: self.rule.dense_spellings]:
+            if within is not None:
+                hits = self.index.best_chunks_within(spelling, within)
+            else:
+                hits = self.index.best_chunks(spelling, self.rule.dense_topic_chunks, filters)
+            for pid, hit in hits.items():
+                if pid not in best or hit.similarity > best[pid].similarity:
+                    best[pid] = hit
+        return best
+
+    def pool(
+        self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False,
+        cores: Sequence[str] = (),
+    ) -> Pool:  # fmt: skip
+        """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
+        with ``loose`` any query holding its words) and those whose best chunk is close enough; nothing else
+        needs to be read."""
+        dense = self.dense(facet, filters, within)
+        if within is not None:
+            return set(within), dense
+        n = max(1, self.index.size())  # every paper that states it: the count is the true total, whatever k is
+        hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), n, filters)]
+        found = set(hits)
+        # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks")
+        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(hits[:DEFINERS]).values()])
+        extra = [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
+        if extra:
+            found |= {pid for pid, _ in self.index.phrase_search(extra, n, filters)}
+        if loose:
+            held = [unrelational(s) for s in facet.all_spellings()]  # as holds_words reads them
+            found |= {pid for pid, _ in self.index.all_words_search([h for h in held if h], n, filters)}
+            found |= {pid for pid, _ in self.index.phrase_search(list(cores), n, filters)}
+        found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
+        return found, dense
+
+    def defined(self, facet: Facet, filters: Filters | None) -> Facet:
+        """The facet with the long forms the corpus defines for its acronyms, first, so that an acronym and its
+        long form are read alike ("LLMs", "llms" and "large language models"; the long form's embedding says
+        more), and an acronym typed in lower case as the corpus writes it; an acronym inside a phrase is spelled
+        out too ("deep RL" is also "deep reinforcement learning"). The other way round needs nothing: the
+        acronyms defined for a long form are read from each paper (:func:`spellings`), and a short acronym
+        searched on its own would find its other meanings ("CL")."""
+        groups = facet.groups()
+        inner = sorted({w for g in groups for s in g if " " in s.strip() for w in s.split() if is_acronym(w)})
+        if not inner and not any(maybe_acronym(s) for g in groups for s in g):
+            return facet
+        hits = [pid for pid, _ in self.index.phrase_search([*facet.all_spellings(), *inner], DEFINERS, filters)]
+        texts = [p.abstract for p in self.index.papers(hits).values()]
+        spelled = {w: long_forms([w], texts)[0][:1] for w in inner}
+        out = []
+        for group in groups:
+            longs, written = long_forms([s for s in group if maybe_acronym(s)], texts)
+            longs += [" ".join(spelled[w][0] if spelled.get(w) else w for w in s.split()) for s in group if " " in s]
+            longs = [f for f in dict.fromkeys(longs) if all(stems(f) != stems(s) for s in group)]
+            same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
+            out.append(tuple(dict.fromkeys([*longs, *same])))
+        return replace(facet, spellings=tuple(out))
+
+    def cores(self, facet: Facet) -> list[str]:
+        """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:
+        the phrase without a generic head ("diffusion" of "diffusion models"), and the phrase without its first
+        modifier ("manipulation" of "robotic manipulation", "neural networks" of "deep neural networks") when the
+        corpus says the modifier is what the shorter form usually means: at least :data:`CORE_SHARE` of the papers
+        stating the shorter form state the whole phrase ("inference" does not name "variational inference")."""
+        size = max(1, self.index.size())
+        forms: list[str] = []
+        for s in facet.all_spellings():
+            words = [w for w in tokens(s) if w not in STOPWORDS]
+            if len(words) < 2:
+                continue
+            rest = " ".join(words[1:])
+            if rest not in VAGUE and words[1] not in RELATIONAL:
+                whole, short = self.index.phrase_count(s), self.index.phrase_count(rest)
+                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
+                    forms.append(rest)
+            if len(words) > 2 and words[-2] in RELATIONAL:  # "retrieval-augmented" of "retrieval-augmented generation"
+                modifier = " ".join(words[:-1])
+                whole, short = self.index.phrase_count(s), self.index.phrase_count(modifier)
+                if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
+                    forms.append(modifier)
+            if words[-1] in GENERIC_HEADS | MODEL_HEADS:
+                head = " ".join(words[:-1])
+                if head not in VAGUE and 0 < self.index.phrase_count(head) < HEAD_SHARE * size:
+                    forms.append(head)
+        return list(dict.fromkeys(forms))
+
+    def similarities(self, facets: list[Facet], pools: list[Pool], ids: list[str]) -> None:
+        """Each candidate's embedding similarity to each facet, for those not among the facet's nearest chunks."""
+        if not ids:
+            return
+        vectors = self.index.vectors(ids)
+        queries = self.index.embedder.embed([f.all_spellings()[0] for f in facets])
+        for (_, dense), query in zip(pools, queries, strict=True):
+            for pid, vec in vectors.items():
+                sim = float(vec @ query)
+                if pid not in dense or dense[pid].similarity < sim:
+                    dense[pid] = ChunkHit(pid, dense[pid].text if pid in dense else "", sim)
+
+    def near(self, facets: list[Facet], pools: list[Pool], have: list[str]) -> list[str]:
+        """Papers in the pools of all facets but one, whose embedding is close to that facet's text."""
+        seen = set(have)
+        extra: list[str] = []
+        for k, facet in enumerate(facets):
+            others = [found for j, (found, _) in enumerate(pools) if j != k]
+            cands = sorted(pid for pid in set.intersection(*others) if pid not in seen and pid not in pools[k][0])
+            if not cands:
+                continue
+            query = self.index.embed(facet.all_spellings()[0])
+            for pid, vec in self.index.vectors(cands[:NEAR_MAX]).items():
+                sim = float(vec @ query)
+                if sim >= self.rule.dense_with_terms:
+                    pools[k][1].setdefault(pid, ChunkHit(pid, "", sim))
+                    pools[k][0].add(pid)
+                    extra.append(pid)
+                    seen.add(pid)
+        return extra

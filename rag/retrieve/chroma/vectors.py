@@ -1,0 +1,66 @@
+"""Vector search in Chroma: query embeddings (the recent ones kept), the nearest chunks and papers, and the stored
+vectors of papers and chunks (cached per revision) (:class:`~rag.retrieve.index.VectorSearch`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from askpapers.rag.retrieve.chroma.freshness import FreshRole, StoreFreshness
+from askpapers.rag.retrieve.index import CHUNKS_PER_PAPER, best_chunk_per_paper
+from askpapers.vectorstore.embed import Embedder
+from askpapers.vectorstore.records import where_clause
+from askpapers.vectorstore.types import ChunkHit, Filters
+
+
+class ChromaVectors(FreshRole):
+    """Embeddings and the chunks nearest to a text, over the store's vectors."""
+
+    def __init__(self, fresh: StoreFreshness, embedder: Embedder) -> None:
+        super().__init__(fresh)
+        self.embedder = embedder
+
+    def embed(self, text: str) -> np.ndarray:
+        """The query's embedding; the last few are kept, since the retrievers, the reranker and the matcher of one
+        question embed the same text."""
+        vec = self.caches.queries.get(text)
+        if vec is None:
+            vec = self.embedder.embed_query(text)
+            self.caches.queries.put(text, vec)
+        return vec
+
+    def nearest_paper_ids(self, vector: np.ndarray, n: int, filters: Filters | None = None) -> list[str]:
+        """The papers of the ``n`` chunks nearest to a vector, nearest first."""
+        return self.store.nearest_paper_ids(vector, n, where_clause(filters))
+
+    def nearest_chunks(self, text: str, n: int, filters: Filters | None = None) -> list[ChunkHit]:
+        """The ``n`` chunks most similar to ``text``, most similar first (the search asks Chroma for their ids and
+        distances; their texts come from a per-revision cache). A chunk's id is ``<paper id>:<position>``."""
+        found = self.store.nearest_chunk_ids(self.embed(text), n, where_clause(filters))
+        texts = self.caches.cached(self.caches.chunk_texts, [cid for cid, _ in found], self.store.chunk_texts)
+        hits = []
+        for cid, similarity in found:
+            if (chunk := texts.get(cid)) is not None:  # (a chunk deleted since the query is left out)
+                pid, _, pos = cid.rpartition(":")
+                hits.append(ChunkHit(pid, chunk, similarity, int(pos)))
+        return hits
+
+    def best_chunks(self, text: str, n: int, filters: Filters | None = None) -> dict[str, ChunkHit]:
+        """Each paper among the ``n`` nearest chunks, with its most similar chunk."""
+        return best_chunk_per_paper(self.nearest_chunks(text, n, filters))
+
+    def best_chunks_within(self, text: str, paper_ids: Sequence[str]) -> dict[str, ChunkHit]:
+        """The most similar chunk of each of the given papers."""
+        if not paper_ids:
+            return {}
+        where = {"paper_id": {"$in": list(paper_ids)}}
+        return best_chunk_per_paper(self.store.query_chunks(self.embed(text), CHUNKS_PER_PAPER * len(paper_ids), where))
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The papers' embeddings (the mean of their chunks), from the cache where possible."""
+        return self.caches.cached(self.caches.paper_vectors, ids, self.store.paper_vectors)
+
+    def chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Every chunk vector of each paper, from the cache where possible."""
+        return self.caches.cached(self.caches.chunk_vectors, ids, self.store.chunk_vectors)

@@ -148,7 +148,7 @@ def test_math_and_emphasis_render_in_the_chat_and_the_sources(page: Any) -> None
     ask(page, Q)
     page.click("#show-all")  # every paper, so the one with math and the one with emphasis are among them
     page.wait_for_function(f"() => document.querySelectorAll('#sources details').length === {N}", timeout=60_000)
-    page.wait_for_function("() => document.querySelectorAll('#sources .katex').length > 0", timeout=20_000)
+    page.wait_for_function("() => document.querySelectorAll('#sources .katex').length > 0", timeout=60_000)
     assert "$\\times$" not in page.locator("#sources").evaluate("e => e.textContent")
     strong = page.locator("#sources strong").evaluate_all("els => els.map(e => e.textContent)")
     assert "QuokkaNet" in strong, "**QuokkaNet** in an abstract shows as bold, without the asterisks"

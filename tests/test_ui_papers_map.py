@@ -104,7 +104,7 @@ def test_search_covers_abstracts_with_a_match_count(browser: Any, url: str, sett
     assert len(shown) == len(says)
     assert sorted(shown) == sorted(latex_text(p.title) for p in says)
     page.click("#papers [role=gridcell][data-col='0'] >> nth=0")
-    page.wait_for_selector("#abstract-view", timeout=10_000)
+    page.wait_for_selector("#abstract-view", timeout=60_000)
     assert "bottleneck" in page.locator("#abstract-view").inner_text().lower()
     assert "match" not in search(page, "")  # cleared: every paper again
     assert len(everything) > len(says)
@@ -195,7 +195,7 @@ def test_map_stars_labels_legend_tooltip_and_click(browser: Any, url: str) -> No
     assert tip.is_visible() and title in tip.inner_text()
     assert "x:" not in tip.inner_text() and "y:" not in tip.inner_text()
     first.click()
-    page.wait_for_selector("#map-abstract-view", timeout=10_000)
+    page.wait_for_selector("#map-abstract-view", timeout=60_000)
     assert page.locator("#map-abstract-view h3").inner_text() == title
     page.close()
 
@@ -209,7 +209,7 @@ def test_hostile_titles_stay_text_on_the_map(browser: Any, url: str) -> None:
     point.hover()
     assert HOSTILE_TITLE in page.locator("#map .map-tip").inner_text()
     point.click(force=True)
-    page.wait_for_selector("#map-abstract-view", timeout=10_000)
+    page.wait_for_selector("#map-abstract-view", timeout=60_000)
     assert HOSTILE_TITLE in page.locator("#map-abstract-view").inner_text()
     assert "<script>" in page.locator("#map-abstract-view").inner_text()
     assert page.locator("#map img, #map-abstract img, #map b:not(.map-tip b)").count() == 0
@@ -226,7 +226,7 @@ def test_map_on_a_phone(browser: Any, url: str, tmp_path: Path) -> None:
     assert nums.count() >= 2 and nums.first.is_visible()  # numbered on the map, named in the legend
     assert page.locator("#map .map-legend").is_visible()
     page.locator("#map circle.pt").first.click(force=True)
-    page.wait_for_selector("#map-abstract-view", timeout=10_000)
+    page.wait_for_selector("#map-abstract-view", timeout=60_000)
     page.close()
 
 

@@ -585,7 +585,7 @@ def test_a_facet_is_as_topical_as_its_most_topical_alternative(monkeypatch: pyte
     """ "the safety or alignment of language models": "safety" alone reads as common English, "alignment" as a topic
     of the corpus; the user offered both as the topic, so the facet gates. Each alternative is weighed in the
     question in place of the first."""
-    import askpapers.rag.read.query as query
+    import askpapers.rag.read.resolve as resolve  # (the stage that weighs facets)
 
     seen: list[list[str]] = []
     weight = {"safety": 0.1, "alignment": 0.9, "language models": 1.0}
@@ -594,7 +594,7 @@ def test_a_facet_is_as_topical_as_its_most_topical_alternative(monkeypatch: pyte
         seen.append(list(units))
         return [weight.get(u, 0.0) for u in units]
 
-    monkeypatch.setattr(query, "topicality", fake)
+    monkeypatch.setattr(resolve, "topicality", fake)
     weighed = plan("Which papers study the safety or alignment of language models?", LEX)
     gates = {f.alternatives: f.weight for f in weighed.facets if not f.optional}
     assert gates == {("safety", "alignment"): 0.9, ("language models",): 1.0}

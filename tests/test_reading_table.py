@@ -16,8 +16,11 @@ import askpapers.rag.decide.membership as membership
 import askpapers.rag.decide.pools as pools
 import askpapers.rag.evaluation.frames as frames
 import askpapers.rag.read.cues as cues
+import askpapers.rag.read.expand as expand
 import askpapers.rag.read.lexicon as lexicon
+import askpapers.rag.read.parse as parse
 import askpapers.rag.read.query as query
+import askpapers.rag.read.resolve as resolve
 import askpapers.rag.read.topicality as topicality
 import askpapers.rag.report.examples as examples
 from askpapers.rag.settings import SECTION_PREFIX, settings_rows
@@ -26,6 +29,9 @@ from tests.conftest import ROOT
 TABLE = ROOT / "docs" / "reading-table.md"
 MODULES: tuple[ModuleType, ...] = (
     query,
+    parse,
+    resolve,
+    expand,
     cues,
     topicality,
     lexicon,
@@ -83,7 +89,8 @@ def test_the_table_finds_the_constants_it_is_about() -> None:
     found = constants()
     # a sample of each kind, so that a broken scan cannot pass by finding nothing
     kinds = [
-        ("GLUE", "query"), ("REQUEST_WORDS", "cues"), ("TOKEN", "cues"), ("_NAME", "cues"), ("TOPICAL", "topicality"),
+        ("GLUE", "resolve"), ("EXAMPLE_CUES", "parse"), ("MAX_SPELLINGS", "expand"), ("COINED_PAPERS", "query"),
+        ("REQUEST_WORDS", "cues"), ("TOKEN", "cues"), ("_NAME", "cues"), ("TOPICAL", "topicality"),
         ("CUT", "membership"), ("FEATURES", "membership"), ("GREETINGS", "frames"),
     ]  # fmt: skip
     for pair in kinds:

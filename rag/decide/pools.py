@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
+from askpapers.rag.read.expand import headless
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet
@@ -123,8 +124,8 @@ class FacetPools:
                 whole, short = self.index.phrase_count(s), self.index.phrase_count(modifier)
                 if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
                     forms.append(modifier)
-            if words[-1] in GENERIC_HEADS | MODEL_HEADS:
-                head = " ".join(words[:-1])
+            if (kept := headless(words)) is not None:  # the head the planner drops too (rag.read.expand)
+                head = " ".join(kept)
                 if head not in VAGUE and 0 < self.index.phrase_count(head) < HEAD_SHARE * size:
                     forms.append(head)
         return list(dict.fromkeys(forms))

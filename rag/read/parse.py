@@ -1,0 +1,220 @@
+"""Parse: the question's tokens cut into units and the boundaries between them, with no store access.
+
+The first of the reader's three stages (parse → :mod:`.resolve` → :mod:`.expand`, run by :func:`rag.read.query.plan`).
+It reads only the tokens and the cue words of :mod:`.cues`: which runs of words are units, which joining words and
+punctuation separate them ("or", "and", "not", links such as "for" and "of"), where examples ("like", "such as")
+start, where a negation negates a statement rather than excludes, and how the units group into facets and
+exclusions. One decision inside the walk is the corpus's, not the tokens': whether a request word is glued to the
+topic beside it ("tool use"). The walk asks it through the ``glued`` predicate it is given (:func:`.resolve.glued`
+over a lexicon), since what it decides changes the rest of the walk; this module imports no lexicon.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from askpapers.rag.read.cues import (
+    ANAPHORA,
+    AUXILIARIES,
+    BOTH_CUES,
+    LINK_VERBS,
+    LINKS,
+    NOT_WORDS,
+    OR_WORDS,
+    RELATIONAL_VERBS,
+    RELATIVES,
+    REQUEST_WORDS,
+    Tok,
+    is_name,
+)
+from askpapers.vectorstore.text import STOPWORDS
+
+MAX_PHRASE_WORDS = 6  # longest phrase whose statement in the corpus is checked (a longer unit is cut)
+MAX_FACETS = 6  # facets a plan keeps (a longer question is not a topic any more): the first ones
+MAX_ALTERNATIVES = 8  # alternatives a facet keeps
+
+# whether a request word belongs to the topic beside it: (word, the neighbouring unit's words, word comes before)
+Glue = Callable[[str, list[str], bool], bool]
+
+
+@dataclass
+class Unit:
+    words: list[str]
+    shown: list[str]
+    alias: str = ""  # an acronym the question defines for it …
+    long: int = 0  # … for its first ``long`` words (the rest, such as "models", follow the acronym)
+
+
+Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "link:WORD"
+
+
+def _boundary(t: Tok, both: bool) -> str:
+    """The boundary a punctuation mark or a joining word makes ("or", "and", "not", "gap"), or "" for a word."""
+    if not t.word:
+        return "or" if t.text in ",/;" else "and" if t.text in "?!.:" else "gap"
+    if t.low in OR_WORDS or t.low == "and":
+        return "and" if t.low == "and" and both else "or"
+    if t.low in NOT_WORDS:
+        return "not"
+    return "gap" if t.low in ANAPHORA else ""
+
+
+def _negates_predicate(toks: list[Tok], i: int) -> bool:
+    """Whether the negation at ``i`` negates what a topic does ("ART has no effect on infectiveness", "X does not
+    affect Y"), not which papers are wanted ("papers that do not use X", "LLMs but not RL"): it follows an
+    auxiliary verb whose subject is a topic word, not a request word, and a content word follows it."""
+    if i < 2 or toks[i - 1].low not in AUXILIARIES or i + 1 >= len(toks) or not toks[i + 1].word:
+        return False
+    nxt = toks[i + 1].low
+    if nxt in REQUEST_WORDS or nxt in STOPWORDS or nxt in NOT_WORDS:
+        return False
+    j = i - 2
+    while j >= 0 and toks[j].low in RELATIVES:
+        j -= 1
+    return j >= 0 and toks[j].word and toks[j].low not in REQUEST_WORDS and toks[j].low not in STOPWORDS
+
+
+CLAUSE_STARTS = frozenset({"to", "for", "as", "before", "so"})  # ", to get up to speed", ", for my thesis"
+EXAMPLE_CUES = (
+    ("like",), ("such", "as"), ("including",), ("e", ".", "g"), ("eg",), ("i", ".", "e"), ("for", "example"),
+    ("for", "instance"), ("especially",), ("particularly",),
+)  # fmt: skip
+
+
+def _examples_cue(toks: list[Tok], i: int) -> int:
+    """The number of tokens of a cue that introduces examples of the topic before it ("like", "such as", "e.g."),
+    or 0."""
+    for cue in EXAMPLE_CUES:
+        if all(i + j < len(toks) and toks[i + j].low == w for j, w in enumerate(cue)):
+            n = len(cue)
+            while i + n < len(toks) and toks[i + n].text in ".,:":  # "e.g.," "for example,"
+                n += 1
+            return n
+    return 0
+
+
+def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: Glue) -> list[Item]:
+    """Units and the boundaries between them, in question order (``glued``: whether a request word belongs to the
+    topic beside it, which the corpus decides)."""
+    out: list[Item] = []
+    both = bool(BOTH_CUES & {t.low for t in toks})
+    cur: Unit | None = None
+
+    def close() -> None:
+        nonlocal cur
+        if cur is not None:
+            out.append(cur)
+            cur = None
+
+    i = 0
+    while i < len(toks):
+        t, low = toks[i], toks[i].low
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if i in skip:
+            close()
+        elif t.protected >= 0:  # a long form the question defines: one unit, with its acronym
+            close()
+            j = i
+            while j < len(toks) and toks[j].protected == t.protected:
+                j += 1
+            cur = Unit([x.low for x in toks[i:j]], [x.text for x in toks[i:j]], acronyms[t.protected], j - i)
+            i = j + 3 if j + 2 < len(toks) and toks[j].text == "(" and toks[j + 2].text == ")" else j
+            continue  # (words right after the acronym, such as "models", still join this unit)
+        elif t.text == "(" and i + 2 < len(toks) and toks[i + 2].text == ")" and is_name(toks[i + 1].text):
+            target = cur if cur is not None else next((u for u in reversed(out) if isinstance(u, Unit)), None)
+            if target is not None and not target.alias:
+                target.alias = toks[i + 1].text
+            i += 3
+            continue
+        elif t.text in "()[]":  # brackets around words that are not an acronym set nothing apart
+            pass
+        elif (ex := _examples_cue(toks, i)) and (cur is not None or any(isinstance(x, Unit) for x in out[-2:])):
+            close()  # "efficient fine-tuning like LoRA": the examples are alternatives of the topic before them
+            if out and out[-1] != "or":
+                out.append("or")
+            i += ex
+            continue
+        elif low in NOT_WORDS and _negates_predicate(toks, i):
+            close()
+            out.append("gap")
+        elif boundary := _boundary(t, both):
+            close()
+            # a comma before a new clause ("Hi team, which papers …", "…, I'd love …") joins no alternatives
+            clause = t.text == "," and nxt is not None and nxt.word and (
+                nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or "'" in nxt.low
+            )  # fmt: skip
+            out.append("gap" if boundary == "or" and clause else boundary)
+        elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)
+              and not glued(low, cur.words, False)):  # fmt: skip
+            close()
+            out.append(f"link:{low}")
+        elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"
+            out.append(f"link:{low}")
+        elif low in REQUEST_WORDS or low in STOPWORDS or low in BOTH_CUES:
+            if cur is not None and glued(low, cur.words, False):
+                cur.words.append(low)
+                cur.shown.append(t.text)
+            elif (cur is None and nxt is not None and nxt.word and nxt.low not in REQUEST_WORDS
+                  and nxt.low not in STOPWORDS and glued(low, [nxt.low], True)):  # fmt: skip
+                cur = Unit([low], [t.text])
+            else:
+                close()
+                article = low in ("the", "a", "an") and bool(out) and str(out[-1]).startswith("link:")
+                out.append(f"link:{low}" if article else "gap")
+        else:
+            if cur is None:
+                cur = Unit([], [])
+            cur.words.append(low)
+            cur.shown.append(t.text)
+        i += 1
+    close()
+    return out
+
+
+def bounded(items: list[Item]) -> list[Item]:
+    """Units of at most :data:`MAX_PHRASE_WORDS` words (a longer run of words is no one topic), and no more than
+    a few dozen items in all: every later step then does a bounded amount of work."""
+    out: list[Item] = []
+    for item in items:
+        if isinstance(item, Unit) and len(item.words) > MAX_PHRASE_WORDS:
+            for i in range(0, len(item.words), MAX_PHRASE_WORDS):
+                if i:
+                    out.append("and")
+                out.append(Unit(item.words[i : i + MAX_PHRASE_WORDS], item.shown[i : i + MAX_PHRASE_WORDS]))
+        else:
+            out.append(item)
+    return out[: 4 * MAX_FACETS * MAX_ALTERNATIVES]
+
+
+def grouped(items: list[Unit | str]) -> tuple[list[list[Unit]], list[list[Unit]]]:
+    """Group units into facets (alternatives joined by "or") and exclusions (after "not")."""
+    facets: list[list[Unit]] = []
+    excluded: list[list[Unit]] = []
+    target = facets
+    current: list[Unit] = []
+    for item in [*items, "and"]:
+        if isinstance(item, Unit):
+            current.append(item)
+        elif item == "or":
+            continue
+        else:
+            if current:
+                target.append(current)
+                current = []
+                target = facets
+            if item == "not":
+                target = excluded
+    return facets, excluded
+
+
+def corrected(text: str, corrections: list[tuple[str, str]]) -> str:
+    """``text`` with each misspelt word replaced, in order: each correction from where the last one ended (one
+    pass over the text, however many words were corrected)."""
+    pieces, pos = [], 0
+    for wrong, right in corrections:
+        if m := re.compile(rf"\b{re.escape(wrong)}\b").search(text, pos):
+            pieces += [text[pos : m.start()], right]
+            pos = m.end()
+    return "".join([*pieces, text[pos:]])

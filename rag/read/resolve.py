@@ -1,0 +1,288 @@
+"""Resolve: which units are topics, as the corpus reads them, the middle of the reader's three stages
+(:mod:`.parse` → resolve → :mod:`.expand`).
+
+Every step here consults one :class:`~rag.read.lexicon.Lexicon` and the thresholds below: units joined by a link
+are one term when the corpus states the whole ("mixture of experts"), alternatives share the last one's head or
+object as the corpus writes them, a term or acronym that leads a phrase the corpus never uses whole is a facet of
+its own ("LLM reasoning"), a unit the corpus never states is cut into the phrases it does state, a one-word facet
+most papers use only ranks, and each facet is weighed by its topicality (:mod:`.topicality`): one that is not
+topical only ranks. :func:`resolve` turns the groups of units of any reader into facets this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+from dataclasses import replace
+
+from askpapers.rag.read.cues import GENERIC_HEADS, LINKS, NAME_HEADS, RELATIONAL_VERBS, is_acronym
+from askpapers.rag.read.expand import build, head_forms
+from askpapers.rag.read.lexicon import Lexicon, english_words
+from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
+from askpapers.rag.read.topicality import TOPICAL, topicality
+from askpapers.rag.types import Facet
+from askpapers.vectorstore.text import STOPWORDS
+
+GLUE = 0.2  # a request word belongs to a topic when this share of its neighbour's papers state the pair
+TERM = 0.35  # units joined by a link are one term when this share of the rarer unit's papers state the whole
+MIN_TERM_PAPERS = 3  # … and at least this many papers state it
+COMMON = 0.15  # a word in at least this share of papers carries no topic on its own ("learning", "model")
+GENERIC_SHARE = 0.25  # a one-word facet in at least this share of papers only ranks them
+
+
+def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bool = True) -> list[Facet]:
+    """The facets of groups of alternative units (each group one facet as parsed), as the corpus reads them, each
+    spelled (:func:`.expand.build`) and, with ``weigh``, weighed by its topicality. ``shouted``: the question is
+    all in capitals (so capitals mark no acronym)."""
+    facets: list[Facet] = []
+    cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
+    for group in [d for g in groups for d in _distribute(g, lexicon)]:
+        if named := _led_by_term(group, lexicon, shouted=shouted):
+            facets += [build(g, lexicon) for g in named]
+            continue
+        split = [_split_unattested(u, lexicon) for u in group]
+        if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
+            parts = _parts(split[0], lexicon)
+            cut_from.append(set(range(len(facets), len(facets) + len(parts))))
+            facets += parts
+        else:
+            facets.append(build(group, lexicon))
+    # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks
+    facets = [replace(f, optional=True) if _generic(f, lexicon) and len(facets) > 1 else f for f in facets]
+    if facets and all(f.optional for f in facets):  # one facet must hold: the rarest
+        rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
+        facets[rarest] = replace(facets[rarest], optional=False)
+    if weigh:
+        facets = _weigh(facets, lexicon, cut_from)
+    return facets
+
+
+def _generic(facet: Facet, lexicon: Lexicon) -> bool:
+    """A facet that is one word found in at least a quarter of the papers."""
+    words = [a.lower().split() for a in facet.alternatives]
+    size = max(lexicon.size, 1)
+    return all(len(w) == 1 and lexicon.df(w[0]) >= GENERIC_SHARE * size for w in words)
+
+
+def _common(unit: list[str], lexicon: Lexicon) -> bool:
+    """A unit made only of words too frequent to carry a topic ("learning", "model", "data")."""
+    size = max(lexicon.size, 1)
+    return all(lexicon.df(w) >= COMMON * size for w in unit if w not in STOPWORDS)
+
+
+def _assoc(whole: str, left: str, right: str, lexicon: Lexicon) -> float:
+    n = lexicon.phrase_df(whole)
+    if n == 0:
+        return 0.0
+    return n / max(1, min(lexicon.phrase_df(left), lexicon.phrase_df(right)))
+
+
+def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexicon) -> bool:
+    """Whether "left link right" is one term in this corpus (see the module text)."""
+    n = lexicon.phrase_df(" ".join(whole))
+    if n < MIN_TERM_PAPERS:
+        return False
+    if _common(left, lexicon) or _common(right, lexicon):
+        return True
+    return _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM
+
+
+def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon) -> bool:
+    """Whether a request word belongs to the topic next to it ("tool use", "user study")."""
+    if word in STOPWORDS and word not in ("use", "study", "work", "works"):
+        return False
+    pair = [word, *neighbour[:1]] if before else [*neighbour[-1:], word]
+    if lexicon.phrase_df(" ".join(pair)) < 2:
+        return False
+    return _assoc(" ".join(pair), pair[0], pair[1], lexicon) >= GLUE
+
+
+def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
+    """Units joined by a link that the corpus states as one term become one unit ("mixture of experts"); other
+    links, and words dropped between units, become "and"."""
+    out: list[Item] = []
+    for at, item in enumerate(items):
+        if isinstance(item, str) and item.startswith("link:"):
+            out.append(item)
+            continue
+        links: list[str] = []
+        while out and isinstance(out[-1], str) and out[-1].startswith("link:"):
+            links.insert(0, str(out.pop())[5:])
+        if isinstance(item, Unit) and links and links[0] in RELATIONAL_VERBS and out and isinstance(out[-1], Unit):
+            left, verb = out[-1], links[0]
+            if len(links) == 1:  # "language guided navigation" is "language-guided navigation"
+                out[-1] = Unit([*left.words[:-1], f"{left.words[-1]}-{verb}", *item.words],
+                                [*left.shown[:-1], f"{left.shown[-1]}-{verb}", *item.shown])  # fmt: skip
+                continue
+            if len(item.words) == 1 and not item.alias:  # "navigation guided by language": the same
+                out[-1] = Unit([f"{item.words[0]}-{verb}", *left.words], [f"{item.shown[0]}-{verb}", *left.shown])
+                continue
+        if isinstance(item, Unit) and links and out and isinstance(out[-1], Unit):
+            left = out[-1]
+            whole = [*left.words, *links, *item.words]
+            if not left.alias and not item.alias and _is_term(whole, left.words, item.words, lexicon):
+                out[-1] = Unit(whole, [*left.shown, *links, *item.shown])
+                continue
+            alone = (len(out) < 2 or out[-2] != "or") and (at + 1 >= len(items) or items[at + 1] != "or")
+            if (alone and len(left.words) == len(item.words) == 1 and not left.alias and not item.alias
+                    and links[-1] in LINKS
+                    and lexicon.phrase_df(f"{item.words[0]} {left.words[0]}") >= MIN_TERM_PAPERS):  # fmt: skip
+                # "policies for robots" is "robot policies" (not in "safety or alignment of LLMs": the link joins all)
+                out[-1] = Unit([*item.words, *left.words], [*item.shown, *left.shown])
+                continue
+        if links and out and isinstance(out[-1], Unit):
+            out.append("and")
+        if item == "gap":
+            item = "and" if out and isinstance(out[-1], Unit) else ""
+        if item:
+            out.append(item)
+    return [x for x in out if not (isinstance(x, str) and x.startswith("link:"))]
+
+
+def _distribute(group: list[Unit], lexicon: Lexicon) -> list[list[Unit]]:
+    """Alternatives that share a word of the last one, as the corpus reads them: its head ("large language or
+    vision-language models" is "large language models" or "vision-language models", when the corpus mostly
+    writes "large language" before "models"), or its object ("explain or interpret graph neural networks" is
+    "explain or interpret" and "graph neural networks", when the corpus never states the verb with its object
+    but states the object as a term)."""
+    if len(group) < 2 or any(u.alias for u in group):
+        return [group]
+    last = group[-1]
+    if len(last.words) < 2:
+        return [group]
+    out = []
+    for u in group[:-1]:
+        with_head = [*u.words, last.words[-1]]
+        n = lexicon.phrase_df(" ".join(with_head))
+        if u.words[-1] != last.words[-1] and n > 0 and 2 * n >= lexicon.phrase_df(" ".join(u.words)):
+            u = Unit(with_head, [*u.shown, last.shown[-1]])
+        out.append(u)
+    obj = last.words[1:]
+    if (all(len(u.words) == 1 for u in out) and lexicon.phrase_df(" ".join(last.words)) == 0
+            and lexicon.phrase_df(" ".join(obj)) >= MIN_TERM_PAPERS):  # fmt: skip
+        return [[*out, Unit(last.words[:1], last.shown[:1])], [Unit(obj, last.shown[1:])]]
+    return [[*out, last]]
+
+
+def _split_unattested(unit: Unit, lexicon: Lexicon) -> list[Unit]:
+    """A unit the corpus never states (in any of its spellings), cut into the longest phrases it does state."""
+    words = unit.words
+    if len(words) < 2 or unit.alias or lexicon.phrase_df(" ".join(words)) > 0:
+        return [unit]
+    if any(lexicon.phrase_df(form) > 0 for form in head_forms(words, lexicon)):
+        return [unit]
+    # the longest stated phrases read from the left, and from the right (English phrases end in their head:
+    # "distill | large language models", not "distill large | language models"): the cut with fewer parts, then
+    # the one whose least stated part is stated most
+    cuts = []
+    for from_right in (False, True):
+        spans: list[tuple[int, int]] = []
+        i, j_end = 0, len(words)
+        while (j_end > 0) if from_right else (i < len(words)):
+            for n in range(min(MAX_PHRASE_WORDS, (j_end if from_right else len(words) - i)), 0, -1):
+                a, b = (j_end - n, j_end) if from_right else (i, i + n)
+                if n == 1 or lexicon.phrase_df(" ".join(words[a:b])) > 0:
+                    spans.append((a, b))
+                    i, j_end = b, a
+                    break
+        spans.sort()
+        cuts.append((len(spans), -min(lexicon.phrase_df(" ".join(words[a:b])) for a, b in spans), spans))
+    _, _, best = min(cuts)
+    return [Unit(words[a:b], unit.shown[a:b]) for a, b in best]
+
+
+def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
+    """An acronym: two capitals or more (unless the whole question is in capitals), or, typed in lower case, a
+    short word the corpus uses that is no English word ("llm", "vit")."""
+    if any(c.isupper() for c in word):
+        return not shouted and is_acronym(word)
+    low = word.lower()
+    core = low[:-1] if low.endswith("s") else low
+    return low.isalpha() and 2 <= len(core) <= 5 and core not in english_words() and lexicon.df(low) > 0
+
+
+def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[list[Unit]] | None:
+    """ "LLM reasoning" is reasoning in LLMs, and "language model safety" the safety of language models: two
+    facets, when the phrase is led by an acronym or by a term of several words the corpus uses (3 papers or
+    more) and the corpus uses the whole far less than either part (it is no term of its own); the group's other
+    alternatives must be single words or led by the same term ("LLM safety or alignment" is LLMs, and safety or
+    alignment)."""
+    first = group[0]
+    if first.alias or len(first.words) < 2:
+        return None
+    if _acronym_word(first.shown[0], shouted, lexicon):
+        n = 1
+    else:
+        n = next((n for n in range(len(first.words) - 1, 1, -1)
+                  if lexicon.phrase_df(" ".join(first.words[:n])) >= MIN_TERM_PAPERS), 0)  # fmt: skip
+    if not n:
+        return None
+    lead, rest = first.words[:n], first.words[n:]
+    if len(rest) == 1 and rest[0] in GENERIC_HEADS | NAME_HEADS:  # "MoE models" is MoE
+        return None
+    if any(len(u.words) > 1 and u.words[:n] != lead for u in group[1:]):
+        return None
+    whole = " ".join(first.words)
+    if lexicon.phrase_df(whole) >= MIN_TERM_PAPERS and _assoc(whole, " ".join(lead), " ".join(rest), lexicon) >= TERM:
+        return None
+    others = [Unit(u.words[n:], u.shown[n:]) if len(u.words) > n else u for u in group[1:]]
+    return [[Unit(lead, first.shown[:n])], [Unit(rest, first.shown[n:]), *others]]
+
+
+def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
+    """Facets of the phrases cut from one unit the corpus never states: the words it never uses, its rarest
+    phrase and every phrase of several words that is a term of its own must hold ("quantum computing" needs
+    "quantum"; "differentially private federated learning" needs both); the other single words only rank."""
+    dfs = [lexicon.phrase_df(" ".join(p.words)) for p in parts]
+    attested = [i for i, df in enumerate(dfs) if df > 0]
+    rarest = min(attested, key=lambda i: dfs[i]) if attested else None
+    term = [len(p.words) > 1 and dfs[i] >= MIN_TERM_PAPERS for i, p in enumerate(parts)]
+    return [build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i])) for i, p in enumerate(parts)]
+
+
+def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] = ()) -> list[Facet]:
+    """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
+    an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
+    one of them is topical: "weather" of "weather forecasting" is a topic word, however common in English, while
+    both parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too."""
+    if not facets:
+        return facets
+    weights = _facet_weights(facets, lexicon)
+    kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group}
+    best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
+    out = []
+    for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
+        # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
+        unstated = i not in kept and all(lexicon.phrase_df(s) == 0 for s in f.all_spellings())
+        demote = (w < TOPICAL or unstated) and i != best and i not in kept and not _goes_with(f, facets[best], lexicon)
+        out.append(replace(f, weight=w, optional=f.optional or demote))
+    return out
+
+
+def _facet_weights(facets: list[Facet], lexicon: Lexicon) -> list[float]:
+    """Each facet's topicality: that of its most topical alternative, each read in the question in place of the
+    first ("the safety or alignment of language models": "alignment" is a topic of this corpus, so the facet is,
+    however common "safety" is in English). The user offered every alternative as the topic."""
+    firsts = [f.alternatives[0] for f in facets]
+    weights = topicality(firsts, lexicon)
+    for i, f in enumerate(facets):
+        for alt in f.alternatives[1:]:
+            weights[i] = max(weights[i], topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i])
+    return weights
+
+
+GOES_WITH = 3.0  # a unit stated with the question's main topic this many times more often than chance is a topic
+GOES_WITH_PAPERS = 3  # … in at least this many papers
+
+
+def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:
+    """Whether the corpus states any alternative of the unit together with the question's main topic far more
+    often than chance ("planning" with "autonomous driving", "safety" with "language models"): topics asked
+    together co-occur in papers, while a word of the request ("worked", "state-of-the-art") is about as common
+    beside the topic as anywhere. Every count comes from the same phrase search."""
+    b = main.alternatives[0]
+    nb = lexicon.both_df(b, b)
+    for a in facet.alternatives:
+        both = lexicon.both_df(a, b)
+        if both >= GOES_WITH_PAPERS and both * max(lexicon.size, 1) >= GOES_WITH * lexicon.both_df(a, a) * nb:
+            return True
+    return False

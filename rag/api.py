@@ -26,7 +26,7 @@ from askpapers.rag.read import inputs
 from askpapers.rag.read.cues import REQUEST_WORDS
 from askpapers.rag.read.inputs import clean_question, missing_ids
 from askpapers.rag.read.lexicon import CorpusLexicon
-from askpapers.rag.read.query import plan
+from askpapers.rag.read.reader import QueryReader, RuleReader
 from askpapers.rag.report.catalogue import Catalogue, PaperPage
 from askpapers.rag.report.examples import MOST_READ, example_questions
 from askpapers.rag.report.results import search_hits, search_query
@@ -61,6 +61,7 @@ class Parts:
     lexicon: CorpusLexicon
     followups: FollowUps
     data_dir: Path  # where derived files (the map's projection) are kept
+    reader: QueryReader  # how a question is read (the rule reader, over the lexicon)
 
 
 class AskPapers:
@@ -91,7 +92,7 @@ class AskPapers:
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
                 by_mode = answerers(index, retriever, self.settings, lexicon)
                 followups = FollowUps(index, lexicon, by_mode["extractive"])
-                parts = Parts(index, retriever, by_mode, lexicon, followups, data_dir)
+                parts = Parts(index, retriever, by_mode, lexicon, followups, data_dir, RuleReader(lexicon))
                 self._parts = parts
                 if self._warm and retriever.ranker is not None:
                     self._warmer = retriever.ranker.warm_in_background(wait=True)
@@ -125,10 +126,11 @@ class AskPapers:
         return index
 
     def read(self, question: str) -> QueryPlan:
-        """How a (validated) question is read: its :class:`~rag.types.QueryPlan`."""
+        """How a (validated) question is read: its :class:`~rag.types.QueryPlan`, by the facade's
+        :class:`~rag.read.reader.QueryReader`."""
         parts = self.parts
         with parts.index.pinned():
-            return plan(question, parts.lexicon)
+            return parts.reader.read(question)
 
     # -- the corpus, for browsing, the map and uploads ---------------------------------------------------------
     def papers(self) -> list[Paper]:

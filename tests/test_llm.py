@@ -318,3 +318,24 @@ def test_invented_claims_and_a_large_marker_are_caught(corpus_settings, fake) ->
     assert "denoises" not in flagged, "a claim in the abstract's words stays supported"
     assert answer.removed_markers == [9999] and "[9999]" not in answer.text
     assert any("[9999]" in n for n in answer.notices)
+
+
+def test_a_question_without_latin_topic_words_is_read_by_the_condensed_reader(corpus_settings, fake) -> None:  # type: ignore[no-untyped-def]
+    """The second reader: the model's facets (the English query names no topic) are resolved and spelled from the
+    corpus as the rule reader's units are, so the plan carries their spellings and topicality. A question with
+    Latin-script topic words keeps the rule reader's plan, whatever facets the model gives."""
+    app = llm_app(corpus_settings, fake)
+    reply = {"query": "papers please", "facets": [["information bottleneck"]], "language": "Chinese"}
+    fake.on("condense", Reply(json.dumps(reply)))
+    fake.on("answer", Reply(cites("GCIB {GCIB} uses an information bottleneck.")))
+    _, answer = stream(app, "有哪些关于信息瓶颈的论文？")
+    assert answer.mode == "llm" and answer.question == "有哪些关于信息瓶颈的论文？"
+    facet = answer.plan["facets"][0]
+    assert list(facet["alternatives"]) == ["information bottleneck"]
+    assert facet["spellings"] and facet["spellings"][0][0] == "information bottleneck"  # (spelled by expand)
+    assert not facet["optional"]
+    assert any(c.title.startswith("GCIB") for c in answer.citations)
+    fake.on("condense", Reply(json.dumps({**reply, "facets": [["graph neural networks"]], "language": "English"})))
+    fake.on("answer", Reply(cites("GCIB {GCIB} uses an information bottleneck.")))
+    _, latin = stream(app, IB)
+    assert [list(f["alternatives"]) for f in latin.plan["facets"] if not f["optional"]] == [["information bottleneck"]]

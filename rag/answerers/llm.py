@@ -2,7 +2,9 @@
 
 1. **Condense** (every question): the message, with the chat so far, as an English search query, the plan's
    facets and the message's language (JSON mode, validated; on failure the question is searched as typed). A
-   question with no Latin-script topic words ("有哪些关于模型合并的论文？") is planned from the English query.
+   question with no Latin-script topic words ("有哪些关于模型合并的论文？") is read from that output by the second
+   reader, :class:`~rag.read.reader.CondensedReader` (the English query, or the model's facets resolved and spelled
+   as the rule reader's are); every other question keeps the rule reader's plan.
 2. **Match**: the plan's matcher finds the papers, all of them up to ``k`` (``ASKPAPERS_MAX_LIST``), exactly as
    in extractive mode; with ``ASKPAPERS_LLM_JUDGE`` the model judges the borderline ones (:mod:`.judge`).
 3. **Synthesis** over the whole set (:mod:`.mapreduce`), streamed, its citations checked with their numbers kept;
@@ -36,11 +38,11 @@ from askpapers.rag.answerers.mapreduce import Generation, NothingRead, Synthesis
 from askpapers.rag.decide.citations import Checked, ContextPaper, check
 from askpapers.rag.decide.match import Match
 from askpapers.rag.read.lexicon import Lexicon
-from askpapers.rag.read.query import plan
+from askpapers.rag.read.reader import CondensedReader
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import FusionRetriever, Query
 from askpapers.rag.settings import AnswerSettings, LLMSettings
-from askpapers.rag.types import Answer, Citation, Condensed, Facet, Progress
+from askpapers.rag.types import Answer, Citation, Condensed, Progress
 from askpapers.vectorstore.text import content_stems
 
 if TYPE_CHECKING:
@@ -97,12 +99,8 @@ class LLMAnswerer(Answerer):
             return replace(request, notices=[*request.notices, note]), "the language of the question"
         topic = " ".join(request.plan.alternatives)
         if request.within is None and not LATIN.search(topic):  # read from the English query instead
-            new = plan(got.query, self.lexicon)
-            if not any(not f.optional for f in new.facets) and got.facets:
-                facets = [Facet(tuple(a.strip() for a in alts if a.strip())) for alts in got.facets if any(alts)]
-                new = replace(new, facets=facets)
-            new = replace(new, text=request.question, intent=new.intent if new.facets else request.plan.intent)
-            return replace(request, plan=new), got.language
+            reader = CondensedReader(self.lexicon, got, typed=request.plan)
+            return replace(request, plan=reader.read(request.question)), got.language
         return request, got.language
 
     # -- 2. match (and judge) --------------------------------------------------------------------------------------

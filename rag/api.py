@@ -91,8 +91,9 @@ class AskPapers:
                 retriever = hybrid(index, self.settings.retrieval)
                 lexicon = CorpusLexicon(index, REQUEST_WORDS)
                 by_mode = answerers(index, retriever, self.settings, lexicon)
-                followups = FollowUps(index, lexicon, by_mode["extractive"])
-                parts = Parts(index, retriever, by_mode, lexicon, followups, data_dir, RuleReader(lexicon))
+                reader = RuleReader(lexicon)
+                followups = FollowUps(index, reader, by_mode["extractive"])
+                parts = Parts(index, retriever, by_mode, lexicon, followups, data_dir, reader)
                 self._parts = parts
                 if self._warm and retriever.ranker is not None:
                     self._warmer = retriever.ranker.warm_in_background(wait=True)

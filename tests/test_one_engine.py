@@ -105,7 +105,7 @@ def test_follow_ups_are_worked_out_from_the_parts_alone(small_list: Any) -> None
     from askpapers.vectorstore.types import Filters
 
     parts = small_list.parts
-    followups = FollowUps(parts.index, parts.lexicon, parts.answerers["extractive"])
+    followups = FollowUps(parts.index, parts.reader, parts.answerers["extractive"])
     asked = Message(role="user", content="Which papers use graph neural networks?")
     plain = [asked, Message(role="assistant", content="Five papers.")]
     assert set(followups.previous_papers(plain, Filters(), parts.index.revision) or []) == GNN

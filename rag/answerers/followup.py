@@ -5,8 +5,8 @@ that pass them back): then those are the previous answer's papers. When a caller
 instead, the earlier questions are answered again, oldest first and each once (a follow-up among them narrows
 the one before it), and the result is cached until the store changes. No recursion.
 
-:class:`FollowUps` is given the parts it needs (the index, the corpus lexicon, the extractive answerer) and the
-history; it never calls back into the facade.
+:class:`FollowUps` is given the parts it needs (the index, the facade's question reader, the extractive answerer)
+and the history; it never calls back into the facade.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ from collections.abc import Sequence
 
 from askpapers.rag.answerers.base import Answerer, Request
 from askpapers.rag.read.inputs import missing_ids
-from askpapers.rag.read.lexicon import Lexicon
-from askpapers.rag.read.query import plan
+from askpapers.rag.read.reader import QueryReader
 from askpapers.rag.retrieve.index import PaperReads
 from askpapers.rag.types import Message, QueryPlan
 from askpapers.vectorstore.types import Filters
@@ -34,18 +33,18 @@ def previous_questions(history: Sequence[Message]) -> list[str]:
 
 class FollowUps:
     """The previous answer's papers, from the ids the history carries or by answering its questions again (with
-    ``answerer``, the extractive one, reading them with ``lexicon`` over ``index``)."""
+    ``answerer``, the extractive one, reading them with ``reader`` over ``index``)."""
 
-    def __init__(self, index: PaperReads, lexicon: Lexicon, answerer: Answerer) -> None:
+    def __init__(self, index: PaperReads, reader: QueryReader, answerer: Answerer) -> None:
         self._index = index
-        self._lexicon = lexicon
+        self._reader = reader
         self._answerer = answerer
         self._cache: OrderedDict[tuple[object, ...], list[str]] = OrderedDict()
         self._lock = threading.Lock()
 
     def _read(self, question: str) -> QueryPlan:
         with self._index.pinned():
-            return plan(question, self._lexicon)
+            return self._reader.read(question)
 
     def _answer_ids(self, question: str, filters: Filters, within: list[str] | None, k: int | None) -> list[str]:
         """The papers an earlier question's answer cited (none when it names a paper id the store lacks)."""

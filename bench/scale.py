@@ -177,17 +177,36 @@ def first_time_child(data_dir: str, qs: list[str], which: str) -> dict[str, Any]
     app.ask(qs[0], mode="extractive")
     first_ask_s = time.perf_counter() - t
 
+    found: dict[str, list[str]] = {}  # what each question found the first time: the same before and after a speed-up
+
     def run(q: str) -> float:
         t = time.perf_counter()
         if which == "search":
-            app.search(q)
+            got = [h.paper_id for h in app.search(q)]
         else:
-            app.ask(q, mode="extractive")
-        return (time.perf_counter() - t) * 1000
+            answer = app.ask(q, mode="extractive")
+            got = [str(answer.total), *(c.paper_id for c in answer.citations), "|", *answer.matched_ids]
+        ms = (time.perf_counter() - t) * 1000
+        found.setdefault(q, got)
+        return ms
 
     first = [run(q) for q in qs[1:]]
     again = [run(q) for q in qs[1:]]
-    return {"imports_s": imports_s, "first_ask_s": first_ask_s, "first_ms": first, "again_ms": again}
+    return {"imports_s": imports_s, "first_ask_s": first_ask_s, "first_ms": first, "again_ms": again, "found": found}
+
+
+def compare(kept: dict[str, dict[str, Any]], a: str, b: str) -> int:
+    """The questions whose first-time results (search: the hits' ids in order; ask: the total, the cited ids and
+    every matching id, in order) differ between two kept runs of the same size; 0 when none does."""
+    differ = 0
+    for which in ("search", "ask"):
+        fa, fb = kept[a][which].get("found", {}), kept[b][which].get("found", {})
+        same = [q for q in fa if q in fb and fa[q] == fb[q]]
+        diff = [q for q in fa if q in fb and fa[q] != fb[q]]
+        log(f"{which}: {len(same)} of {len(fa)} questions found the same papers in the same order in {a} and {b}"
+            + (f"; different: {diff}" if diff else ""))  # fmt: skip
+        differ += len(diff) + len(set(fa) ^ set(fb))
+    return differ
 
 
 def first_time(size: int, label: str) -> dict[str, Any]:
@@ -367,6 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--modes", nargs="+", choices=["embedded", "server"], default=["embedded", "server"])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks-scale.md")
     ap.add_argument("--report", action="store_true", help="only rewrite the report from the kept results")
+    ap.add_argument("--compare", nargs=2, metavar="KEY", help="compare the first-time results of two kept runs "
+                    "(keys LABEL-SIZE, as kept in scale-first-time.json); exit 1 when a question differs")  # fmt: skip
     ap.add_argument("--first-time", metavar="LABEL", help="first-time questions on random-vector stores of --sizes "
                     "(embedded), kept under LABEL (for example the commit measured)")  # fmt: skip
     args = ap.parse_args(argv)
@@ -375,6 +396,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     CACHE.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     qs = questions()
+    if args.compare:
+        return 1 if compare(json.loads(FIRST_RESULTS.read_text()), *args.compare) else 0
     if args.first_time:
         kept = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
         for size in args.sizes:

@@ -36,9 +36,8 @@ def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False,
         return abstract
     want = set(terms)
     best, best_key = spans[0], (-1.0, 0, 0, 0)
-    for i, (s, e) in enumerate(spans):
-        sent = abstract[s:e]
-        got = want & set(stems(sent))
+    for i, ((s, e), (sent, words)) in enumerate(zip(spans, sentence_words(abstract), strict=True)):
+        got = want & words
         key = (
             len(got) / max(len(want), 1),
             int(prefer_numbers and bool(re.search(r"\d", sent))),
@@ -71,9 +70,7 @@ def coverage(units: list[str], text: str) -> float:
     if not units:
         return 0.0
     best = 0.0
-    for s, e in sentence_spans(text):
-        sentence = text[s:e]
-        words = set(stems(sentence))
+    for sentence, words in sentence_words(text):
         forms: set[str] | None = None
         found = 0
         for u in units:
@@ -86,14 +83,23 @@ def coverage(units: list[str], text: str) -> float:
     return best
 
 
+@lru_cache(maxsize=8192)
+def sentence_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each sentence of ``text`` (:func:`~vectorstore.text.sentence_spans`) with the set of its words' stems: the
+    matcher tests every spelling of every facet against each candidate's sentences, so a paper's are stemmed once
+    (kept for the few thousand papers one question reads at most)."""
+    return tuple((text[s:e], frozenset(stems(text[s:e]))) for s, e in sentence_spans(text))
+
+
 @lru_cache(maxsize=20_000)
-def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """A text's lower-case words, and where each stem occurs (hyphenated words split)."""
+def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, list[int]]]:
+    """A text's lower-case words, and where each stem occurs (hyphenated words split). (Cached: read, never
+    changed; the positions stay lists, since copying them into tuples was a third of the cost.)"""
     words = tuple(tokens(text))
     where: dict[str, list[int]] = {}
     for i, w in enumerate(words):
         where.setdefault(stem(w), []).append(i)
-    return words, {k: tuple(v) for k, v in where.items()}
+    return words, where
 
 
 def states(text: str, phrase: str) -> bool:

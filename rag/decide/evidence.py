@@ -83,23 +83,22 @@ def coverage(units: list[str], text: str) -> float:
     return best
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def sentence_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
     """Each sentence of ``text`` (:func:`~vectorstore.text.sentence_spans`) with the set of its words' stems: the
-    matcher tests every spelling of every facet against each candidate's sentences, so a paper's are stemmed once
-    (kept for the few thousand papers one question reads at most)."""
+    matcher tests every spelling of every facet against each candidate's sentences, one candidate after another, so
+    a paper's are stemmed once. (A few recent texts are enough for that, and they are large: about 13 KB each.)"""
     return tuple((text[s:e], frozenset(stems(text[s:e]))) for s, e in sentence_spans(text))
 
 
 @lru_cache(maxsize=20_000)
-def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, list[int]]]:
-    """A text's lower-case words, and where each stem occurs (hyphenated words split). (Cached: read, never
-    changed; the positions stay lists, since copying them into tuples was a third of the cost.)"""
+def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """A text's lower-case words, and where each stem occurs (hyphenated words split)."""
     words = tuple(tokens(text))
     where: dict[str, list[int]] = {}
     for i, w in enumerate(words):
         where.setdefault(stem(w), []).append(i)
-    return words, where
+    return words, {k: tuple(v) for k, v in where.items()}
 
 
 def states(text: str, phrase: str) -> bool:

@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-load bench-dev bench-speed eval-dev lock clean test-local-llm
+.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-first-time bench-load bench-dev bench-speed eval-dev lock clean test-local-llm
 
 run: index
 	@echo "The CLI: ./askpapers ask \"Which papers use information bottleneck?\" (or: source $(VENV)/bin/activate, then askpapers …)"
@@ -62,6 +62,13 @@ bench: install
 # ~/.cache/askpapers/bench; about 45 minutes on 2 cores the first time).
 bench-scale: install
 	$(BIN)/python -m bench.scale
+
+# First-time questions at 50k papers (issue 25): search and extractive ask, each question once in a new process, and
+# the first ask from opening the store, on a store of the first 50k corpus_dev papers with seeded random vectors
+# (built once in XDG_CACHE_HOME, about 10 minutes; only the timings mean anything). Kept under LABEL (default: the
+# commit); `python -m bench.scale --compare KEY KEY` lists the questions whose results differ between two runs.
+bench-first-time: install
+	$(BIN)/python -m bench.scale --first-time $(or $(LABEL),$(shell git rev-parse --short HEAD)) --sizes 50000
 
 # 20 concurrent chat sessions with follow-ups on the HTTP API for 60 s, on 127.0.0.1 only: every request answered,
 # no session seeing another's history or citations, p50/p95 latency, server RSS flat. Writes docs/load.md.

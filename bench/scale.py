@@ -160,7 +160,7 @@ def random_store(n: int) -> Path:
     return data_dir
 
 
-def first_time_child(data_dir: str, qs: list[str], which: str) -> dict[str, Any]:
+def first_time_child(data_dir: str, qs: list[str], which: str, warm: bool = True) -> dict[str, Any]:
     """In a new process: the first ``ask`` (from opening the store, as `askpapers serve` does, with its
     warm-up), then ``which`` (search or ask) on each other question once (first time), then on all of them again."""
     t = time.perf_counter()
@@ -173,32 +173,54 @@ def first_time_child(data_dir: str, qs: list[str], which: str) -> dict[str, Any]
     store = store_settings(data_dir=Path(data_dir), collection="scale")
     warm_embedder(embedder_threads())  # (the model's load is the same before and after: not timed)
     t = time.perf_counter()
-    app = AskPapers(get_settings().model_copy(update={"store": store}))
+    app = AskPapers(get_settings().model_copy(update={"store": store}), warm=warm)
     app.ask(qs[0], mode="extractive")
     first_ask_s = time.perf_counter() - t
+
+    found: dict[str, list[str]] = {}  # what each question found the first time: the same before and after a speed-up
 
     def run(q: str) -> float:
         t = time.perf_counter()
         if which == "search":
-            app.search(q)
+            got = [h.paper_id for h in app.search(q)]
         else:
-            app.ask(q, mode="extractive")
-        return (time.perf_counter() - t) * 1000
+            answer = app.ask(q, mode="extractive")
+            got = [str(answer.total), *(c.paper_id for c in answer.citations), "|", *answer.matched_ids]
+        ms = (time.perf_counter() - t) * 1000
+        found.setdefault(q, got)
+        return ms
 
     first = [run(q) for q in qs[1:]]
     again = [run(q) for q in qs[1:]]
-    return {"imports_s": imports_s, "first_ask_s": first_ask_s, "first_ms": first, "again_ms": again}
+    return {"imports_s": imports_s, "first_ask_s": first_ask_s, "first_ms": first, "again_ms": again, "found": found}
 
 
-def first_time(size: int, label: str) -> dict[str, Any]:
+def compare(kept: dict[str, dict[str, Any]], a: str, b: str) -> int:
+    """The questions whose first-time results (search: the hits' ids in order; ask: the total, the cited ids and
+    every matching id, in order) differ between two kept runs of the same size; 0 when none does."""
+    differ = 0
+    for which in ("search", "ask"):
+        fa, fb = kept[a][which].get("found", {}), kept[b][which].get("found", {})
+        same = [q for q in fa if q in fb and fa[q] == fb[q]]
+        diff = [q for q in fa if q in fb and fa[q] != fb[q]]
+        log(f"{which}: {len(same)} of {len(fa)} questions found the same papers in the same order in {a} and {b}"
+            + (f"; different: {diff}" if diff else ""))  # fmt: skip
+        differ += len(diff) + len(set(fa) ^ set(fb))
+    return differ
+
+
+def first_time(size: int, label: str, warm: bool = True) -> dict[str, Any]:
     """First-time ``search`` and ``ask`` latencies at ``size`` papers (random vectors, embedded), each in its own
     new process."""
     qs = first_time_questions()
     data_dir = random_store(size)
+    # one string hash seed for every run: ties between papers are broken in the order sets of ids iterate in, which
+    # follows the process's hash seed, so two runs of the same code can order a few near-tied hits differently
+    os.environ["PYTHONHASHSEED"] = "0"
     result: dict[str, Any] = {"label": label, "size": size, "questions": len(qs) - 1,
                               "measured": f"{datetime.now():%Y-%m-%d %H:%M}"}  # fmt: skip
     for which in ("search", "ask"):
-        r = in_child(first_time_child, data_dir=str(data_dir), qs=qs, which=which)
+        r = in_child(first_time_child, data_dir=str(data_dir), qs=qs, which=which, warm=warm)
         result[which] = r
         log(f"{label} {size:,} {which}: first-time p50 {statistics.median(r['first_ms']):.1f} / p95 "
             f"{pct(r['first_ms'], 0.95):.1f} ms; again p50 {statistics.median(r['again_ms']):.1f} ms; "
@@ -367,6 +389,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--modes", nargs="+", choices=["embedded", "server"], default=["embedded", "server"])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks-scale.md")
     ap.add_argument("--report", action="store_true", help="only rewrite the report from the kept results")
+    ap.add_argument("--compare", nargs=2, metavar="KEY", help="compare the first-time results of two kept runs "
+                    "(keys LABEL-SIZE, as kept in scale-first-time.json); exit 1 when a question differs")  # fmt: skip
+    ap.add_argument("--no-warm", action="store_true", help="--first-time without the background warm-up (for "
+                    "--compare: it reads papers' vectors alongside the questions, and a few near-tied hits then come "
+                    "in another order from run to run)")  # fmt: skip
     ap.add_argument("--first-time", metavar="LABEL", help="first-time questions on random-vector stores of --sizes "
                     "(embedded), kept under LABEL (for example the commit measured)")  # fmt: skip
     args = ap.parse_args(argv)
@@ -375,10 +402,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     CACHE.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     qs = questions()
+    if args.compare:
+        return 1 if compare(json.loads(FIRST_RESULTS.read_text()), *args.compare) else 0
     if args.first_time:
         kept = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
         for size in args.sizes:
-            kept[f"{args.first_time}-{size}"] = first_time(size, args.first_time)
+            kept[f"{args.first_time}-{size}"] = first_time(size, args.first_time, warm=not args.no_warm)
             FIRST_RESULTS.write_text(json.dumps(kept, indent=1))
         # (the section of its own in the report: the other rows' results may be kept on another machine)
         # (and the notes under it, from its first "### " heading on, are kept)

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hyp_settings
 from hypothesis import strategies as st
 
+import askpapers.vectorstore.store as store_module
 from askpapers.rag.api import AskPapers
 from askpapers.rag.retrieve.chroma_index import PaperIndex
 from askpapers.rag.retrieve.rank_features import FEATURES
@@ -215,19 +216,27 @@ def test_a_first_time_search_derives_no_paper_text_data(
     assert len(built) > 20  # (the oracle built them: the counter counts)
 
 
-def test_chunk_vectors_read_by_id_equal_those_read_by_metadata(app: AskPapers) -> None:
+@pytest.mark.parametrize("guessed", [1, 2, store_module.GUESSED_CHUNKS])
+def test_chunk_vectors_read_by_id_equal_those_read_by_metadata(
+    app: AskPapers, guessed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every chunk of every paper, in order, whether a paper's chunks are all among the positions read by id or
+    some are read again by paper_id (fewer positions guessed than a paper has)."""
+    monkeypatch.setattr(store_module, "GUESSED_CHUNKS", guessed)
     store = app.index.store
     ids = [p.paper_id for p in app.papers()]
     res = store.chunks.get(where={"paper_id": {"$in": ids}}, include=["embeddings", "metadatas"])
     rows: dict[str, list[tuple[int, np.ndarray]]] = {}
     for e, m in zip(res["embeddings"], res["metadatas"], strict=True):
         rows.setdefault(str(m["paper_id"]), []).append((int(m["position"]), np.asarray(e, np.float32)))
-    got = store.chunk_vectors(ids)
+    got = store.chunk_vectors([*ids, "no such paper"])
     assert set(got) == set(rows) == set(ids)
     for pid, r in rows.items():
         assert np.array_equal(got[pid], np.asarray([e for _, e in sorted(r, key=lambda x: x[0])]))
         assert len(got[pid]) == len(r)
     assert any(len(r) > 1 for r in rows.values())  # (papers with several chunks, in order)
+    if guessed == 1:  # (papers with more chunks than the positions read by id: the rest read by paper_id)
+        assert any(len(r) > guessed for r in rows.values())
 
 
 def _jsonl(path: Path, papers: list[Paper]) -> Path:

@@ -36,9 +36,8 @@ def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False,
         return abstract
     want = set(terms)
     best, best_key = spans[0], (-1.0, 0, 0, 0)
-    for i, (s, e) in enumerate(spans):
-        sent = abstract[s:e]
-        got = want & set(stems(sent))
+    for i, ((s, e), (sent, words)) in enumerate(zip(spans, sentence_words(abstract), strict=True)):
+        got = want & words
         key = (
             len(got) / max(len(want), 1),
             int(prefer_numbers and bool(re.search(r"\d", sent))),
@@ -71,9 +70,7 @@ def coverage(units: list[str], text: str) -> float:
     if not units:
         return 0.0
     best = 0.0
-    for s, e in sentence_spans(text):
-        sentence = text[s:e]
-        words = set(stems(sentence))
+    for sentence, words in sentence_words(text):
         forms: set[str] | None = None
         found = 0
         for u in units:
@@ -84,6 +81,14 @@ def coverage(units: list[str], text: str) -> float:
                 found += u in words
         best = max(best, found / len(units))
     return best
+
+
+@lru_cache(maxsize=1024)
+def sentence_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """Each sentence of ``text`` (:func:`~vectorstore.text.sentence_spans`) with the set of its words' stems: the
+    matcher tests every spelling of every facet against each candidate's sentences, one candidate after another, so
+    a paper's are stemmed once. (A few recent texts are enough for that, and they are large: about 13 KB each.)"""
+    return tuple((text[s:e], frozenset(stems(text[s:e]))) for s, e in sentence_spans(text))
 
 
 @lru_cache(maxsize=20_000)

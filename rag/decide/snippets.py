@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from askpapers.rag.decide.evidence import holds_words, states
-from askpapers.vectorstore.text import content_stems, sentence_spans, stems
+from askpapers.rag.decide.evidence import holds_words, sentence_words, states
+from askpapers.vectorstore.text import content_stems, sentence_spans
 from askpapers.vectorstore.types import Paper
 
 _LINK = re.compile(r"https?://|www\.", re.IGNORECASE)
@@ -53,7 +53,7 @@ def best_snippet(
     if not spans:
         return _cut(abstract, SNIPPET_MOST)
     if sentence_stems is None or len(sentence_stems) < len(spans):
-        sentence_stems = [frozenset(stems(abstract[s:e])) for s, e in spans]
+        sentence_stems = [words for _, words in sentence_words(abstract)]
     want = set(terms)
     best, best_key = spans[0], (-1, -1, -1.0, -1, 0)
     for i, (s, e) in enumerate(spans):

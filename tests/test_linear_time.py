@@ -102,7 +102,7 @@ def test_every_pattern_runs_in_linear_time(name: str, pattern: re.Pattern[str]) 
         r"(?:[\s,;]+or)+$",  # the planner's old connective pattern: a run of commas backtracks quadratically
         r"\s+\(",  # a space run tried from every start
         r"[\w-]+$",  # a word at the end, without the look-behind that _WORD_END has
-        r"\b(?:propose|present)\b[^.;:]*?\b([A-Z][\w-]+)\b",  # titles._AFTER_VERB without its {0,300} bound
+        r"\b(?:propose|present)\b[^.;:]*?\b([A-Z][\w-]+)\b",  # method_names._AFTER_VERB without its {0,300} bound
     ],
 )
 def test_the_step_count_catches_a_quadratic_pattern(source: str) -> None:

@@ -14,9 +14,10 @@ import pytest
 from pydantic import SecretStr
 
 from askpapers.rag.answerers.chain import load_prompt
+from askpapers.vectorstore.key_phrases import FUNCTION_WORDS
 from askpapers.vectorstore.parse import parse_paths
 from askpapers.vectorstore.text import STOPWORDS, content_stems, tokens
-from askpapers.vectorstore.titles import FUNCTION_WORDS, checked_title, code_urls, derive_title, unique_titles
+from askpapers.vectorstore.titles import checked_title, code_urls, derive_title, unique_titles
 from bench.titles import ICML2024, load, overlap
 from tests.fake_openai import FakeOpenAI, Reply
 

@@ -16,7 +16,7 @@ from askpapers.rag.report.topic_map import (
     terms,
     topic_names,
 )
-from askpapers.vectorstore.titles import FUNCTION_WORDS
+from askpapers.vectorstore.key_phrases import FUNCTION_WORDS
 from askpapers.vectorstore.types import Paper
 
 # Five topics. Every abstract also says "zorblax" (a made-up word no list can hold: it is generic only because

@@ -8,7 +8,7 @@ named by c-TF-IDF.
 * **Topics.** Cosine k-means on the embeddings; each cluster is named by two or three content words: its best
   c-TF-IDF terms (words and two- and three-word phrases of its abstracts' noun groups, weighed against the whole
   corpus). Terms come from the stretches of content words between function words, verbs and punctuation
-  (:func:`vectorstore.titles.noun_groups`), so a name is never a verb ("reduces") or a function word; a term must
+  (:func:`vectorstore.key_phrases.noun_groups`), so a name is never a verb ("reduces") or a function word; a term must
   end on a word the corpus uses as a noun phrase's head (a single word: mostly so, and not common in general
   English by wordfreq, so "sparse", "deep" or "head" name nothing alone). Stop-words are dropped, and so are the
   corpus's own generic words: those in more than :data:`GENERIC_DF` of all abstracts. Links, e-mail addresses and
@@ -31,8 +31,8 @@ from pathlib import Path
 import numpy as np
 from wordfreq import zipf_frequency
 
+from askpapers.vectorstore.key_phrases import is_head, noun_groups
 from askpapers.vectorstore.text import STOPWORDS, same_term
-from askpapers.vectorstore.titles import is_head, noun_groups
 from askpapers.vectorstore.types import Paper
 
 log = logging.getLogger("askpapers")
@@ -214,7 +214,7 @@ def _is_word_piece(piece: str) -> bool:
 
 
 def _groups(text: str) -> list[list[str]]:
-    """The text's noun groups (:func:`vectorstore.titles.noun_groups`), lower case, links and code left out."""
+    """The text's noun groups (:func:`vectorstore.key_phrases.noun_groups`), lower case, links and code left out."""
     pieces = " ".join(p for p in text.split() if _is_word_piece(p))
     return [[w.lower() for w in g] for g in noun_groups(pieces)]
 
@@ -235,7 +235,7 @@ def _terms_of(groups: list[list[str]]) -> Counter[str]:
 
 def terms(text: str) -> Counter[str]:
     """The content words of a text (3+ letters) and the two- and three-word phrases inside its noun groups
-    (:func:`vectorstore.titles.noun_groups`: runs of content words cut at function words, verbs and
+    (:func:`vectorstore.key_phrases.noun_groups`: runs of content words cut at function words, verbs and
     punctuation), lower case, counted."""
     return _terms_of(_groups(text))
 

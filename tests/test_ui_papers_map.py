@@ -69,11 +69,18 @@ def papers_tab(page: Any) -> None:
     page.wait_for_function("() => document.querySelector('#paper-count')?.innerText.includes('papers')")
 
 
+# The count line as the finished search wrote it: not the old one, not Gradio's "processing | 0.4s" status over it
+SETTLED = """([before, want]) => {
+    const t = document.querySelector('#paper-count')?.innerText || '';
+    return t !== before && t.includes(want) && !/processing|pending|queue/i.test(t);
+}"""
+
+
 def search(page: Any, text: str) -> str:
     before = page.locator("#paper-count").inner_text()
     page.fill("#paper-search textarea, #paper-search input", text)
-    page.wait_for_function("b => document.querySelector('#paper-count')?.innerText !== b", arg=before)
-    page.wait_for_timeout(300)
+    want = "match the search" if text.strip() else "in the corpus"
+    page.wait_for_function(SETTLED, arg=[before, want])
     return str(page.locator("#paper-count").inner_text())
 
 

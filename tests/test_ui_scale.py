@@ -233,8 +233,12 @@ def titles(page: Any) -> list[str]:
 
 
 def count_says(page: Any, text: str) -> str:
-    page.wait_for_function("t => (document.querySelector('#paper-count')?.innerText || '').includes(t)", arg=text)
-    page.wait_for_timeout(300)
+    """The count line once it says ``text`` and Gradio's "processing" status is gone from it."""
+    page.wait_for_function(
+        "t => { const s = document.querySelector('#paper-count')?.innerText || '';"
+        " return s.includes(t) && !/processing|pending|queue/i.test(s); }",
+        arg=text,
+    )
     return str(page.locator("#paper-count").inner_text())
 
 

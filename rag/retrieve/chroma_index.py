@@ -19,12 +19,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from contextlib import AbstractContextManager
 
 import numpy as np
 
 from askpapers.rag.retrieve.chroma.caches import RevisionCaches
-from askpapers.rag.retrieve.chroma.freshness import StoreFreshness
+from askpapers.rag.retrieve.chroma.freshness import FreshRole, StoreFreshness
 from askpapers.rag.retrieve.chroma.lexical import ChromaLexical, ChromaStats
 from askpapers.rag.retrieve.chroma.papers import ChromaPapers
 from askpapers.rag.retrieve.chroma.vectors import ChromaVectors
@@ -39,8 +38,9 @@ from askpapers.vectorstore.types import ChunkHit, Filters, Listed, Paper
 log = logging.getLogger("askpapers")
 
 
-class PaperIndex:
-    """Chroma (the system of record) and the derived BM25 index, opened for reading and searching."""
+class PaperIndex(FreshRole):
+    """Chroma (the system of record) and the derived BM25 index, opened for reading and searching; its freshness
+    (refresh, pinned, the revisions) is that of the :class:`StoreFreshness` its roles share (:class:`FreshRole`)."""
 
     def __init__(self, settings: StoreSettings, embedder: Embedder) -> None:
         self.embedder = embedder
@@ -53,28 +53,13 @@ class PaperIndex:
             )
             settings = snapshot
         self.settings = settings
-        self.store = Store(settings, embedder.embedder_id, embedder.dim)
-        self.caches = RevisionCaches()
-        self.fresh = StoreFreshness(self.store, settings, self.caches)
+        super().__init__(
+            StoreFreshness(Store(settings, embedder.embedder_id, embedder.dim), settings, RevisionCaches())
+        )
         self.records = ChromaPapers(self.fresh)
         self.dense = ChromaVectors(self.fresh, embedder)
         self.bm25 = ChromaLexical(self.fresh)
         self.stats = ChromaStats(self.fresh)
-
-    # -- freshness: StoreFreshness ---------------------------------------------------------------------------
-    def refresh(self) -> LexicalIndex:
-        return self.fresh.refresh()
-
-    def pinned(self) -> AbstractContextManager[None]:
-        return self.fresh.pinned()
-
-    @property
-    def seen_revision(self) -> str:
-        return self.fresh.seen_revision
-
-    @property
-    def revision(self) -> str:
-        return self.fresh.revision
 
     @property
     def lexical(self) -> LexicalIndex:

@@ -162,6 +162,8 @@ def test_examples_come_from_the_corpus_in_the_store(page: Any) -> None:
     examples = page.locator("#examples").inner_text()
     assert "WaterSIC" not in examples and "quokka foraging" in examples
     page.locator("#examples button").first.click()
+    # the example reaches the question box through an event of its own: ask only once it is there
+    page.wait_for_function("() => (document.querySelector('#question textarea')?.value || '').trim().length > 0")
     page.click("#ask")
     page.wait_for_function("() => /Answer mode/.test(document.querySelector('#notice')?.innerText || '')")
     assert "Found" in last_answer(page) or "papers" in last_answer(page)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -153,9 +152,7 @@ def test_streaming_shows_text_and_progress_before_the_last_batch(merging: Settin
     fake.default("map", Reply(notes_citing_all, hang=0.3))
     fake.default("reduce", Reply(merged_answer))
     app = llm_app(merging, fake, max_concurrency=2)
-    seen: list[tuple[float, Any]] = []
-    for item in app.ask_stream(MERGING):
-        seen.append((time.perf_counter(), item))
+    seen: list[tuple[int, Any]] = list(enumerate(app.ask_stream(MERGING)))  # (the order things arrived in)
     answer = seen[-1][1]
     assert isinstance(answer, Answer) and answer.mode == "llm"
     progress = [(t, i) for t, i in seen if isinstance(i, Progress)]

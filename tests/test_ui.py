@@ -177,7 +177,10 @@ def test_abstract_html_renders_as_text(page) -> None:  # type: ignore[no-untyped
     assert page.evaluate(js_links + ".length") == 0
     page.get_by_role("tab", name="Papers").click()
     page.fill("#paper-search textarea, #paper-search input", "Zebra")  # titles and abstracts
-    page.wait_for_timeout(500)
+    page.wait_for_function(  # the count line the finished search wrote (not Gradio's "processing" status over it)
+        "() => { const t = document.querySelector('#paper-count')?.innerText || '';"
+        " return t.includes('match the search') && !/processing|pending|queue/i.test(t); }"
+    )
     title = derive_title(XSS)  # the row of the hostile paper, by its derived title
     page.locator("#papers").get_by_text(title, exact=True).locator("visible=true").first.click()
     page.wait_for_selector("#abstract-view", timeout=60_000)

@@ -602,3 +602,65 @@ def test_a_facet_is_as_topical_as_its_most_topical_alternative(monkeypatch: pyte
     weight["alignment"] = 0.2  # neither alternative topical: the facet only ranks
     assert [f.alternatives for f in plan("Which papers study the safety or alignment of language models?", LEX).facets
             if not f.optional] == [("language models",)]  # fmt: skip
+
+
+# -- where a topic ends, and what gates --------------------------------------------------------------------------
+@pytest.mark.parametrize("dash", [" — ", " – ", " - ", "—"])
+def test_a_dash_ends_the_topic_before_it(dash: str) -> None:
+    """The words after a dash are not cut from one phrase with the topic: "key", which no paper of DOCS states, would
+    have to hold as a part of "federated learning key results"."""
+    weighed = plan(f"federated learning{dash}key results?", LEX)
+    assert [f.alternatives for f in weighed.facets if not f.optional] == [("federated learning",)], weighed.facets
+    assert facets(read("papers on fine-tuning")) == [["fine-tuning"]]  # (a hyphen inside a word joins it)
+
+
+@pytest.mark.parametrize("start", ["where do I start?", "what should I read?", "how do I begin?", "which first?"])
+def test_a_comma_before_a_question_word_starts_a_clause(start: str) -> None:
+    p = read(f"my advisor asked me to look at diffusion models, {start}")
+    topic = next(f for f in facets(p) if "diffusion models" in f)
+    assert topic == ["diffusion models"], facets(p)
+
+
+class _Counts:
+    """The joint paper counts of a lexicon, as :func:`rag.read.resolve._goes_with` reads them."""
+
+    def __init__(self, size: int, df: dict[str, int], both: int) -> None:
+        self.size, self.df, self.both = size, df, both
+
+    def both_df(self, a: str, b: str) -> int:
+        return self.df[a] if a == b else self.both
+
+
+@pytest.mark.parametrize(
+    ("size", "df_unit", "df_main", "both", "goes"),
+    [(1000, 2, 2, 2, True),  # two rare words stated together twice: far beyond chance (expected 0.004)
+     (1000, 100, 10, 3, False),  # three where one is expected: 3x chance, but chance gives it 8% of the time
+     (1000, 100, 10, 9, True),  # nine where one is expected
+     (40, 20, 20, 20, False)],  # a word in half the papers beside a topic in half: chance
+)  # fmt: skip
+def test_a_unit_goes_with_the_main_topic_when_chance_would_rarely_join_them(
+    size: int, df_unit: int, df_main: int, both: int, goes: bool
+) -> None:
+    from askpapers.rag.read.resolve import _goes_with
+    from askpapers.rag.types import Facet
+
+    counts = _Counts(size, {"unit": df_unit, "main": df_main}, both)
+    assert _goes_with(Facet(("unit",)), Facet(("main",)), counts) is goes  # type: ignore[arg-type]
+
+
+def test_the_poisson_tail_is_exact_below_its_terms_and_bounded_past_them() -> None:
+    import math
+
+    from askpapers.rag.read.resolve import TAIL_TERMS, _poisson_tail
+
+    for k, mu in [(3, 1.0), (2, 0.004), (30, 10.0), (TAIL_TERMS, 20.0)]:
+        exact = 1 - sum(math.exp(-mu) * mu**i / math.factorial(i) for i in range(k))
+        assert _poisson_tail(k, mu) == pytest.approx(exact, rel=1e-6, abs=1e-15)
+    far = _poisson_tail(TAIL_TERMS + 50, 30.0)  # the Chernoff bound: above the tail, still tiny
+    assert 0 < far < 1e-40
+
+
+def test_an_acronym_the_question_spells_out_names_a_topic_not_a_paper() -> None:
+    p = plan("What work exists on parameter-efficient fine-tuning (PEFT)?", LEX)
+    assert p.intent == "set" and p.facets, p
+    assert plan("What is WaterSIC?", LEX).intent == "factoid"

@@ -76,7 +76,9 @@ def _negates_predicate(toks: list[Tok], i: int) -> bool:
     return j >= 0 and toks[j].word and toks[j].low not in REQUEST_WORDS and toks[j].low not in STOPWORDS
 
 
-CLAUSE_STARTS = frozenset({"to", "for", "as", "before", "so"})  # ", to get up to speed", ", for my thesis"
+CLAUSE_STARTS = frozenset(
+    {"to", "for", "as", "before", "so", "where", "what", "whats", "how", "which", "who", "why", "when", "whether"}
+)  # ", to get up to speed", ", for my thesis", "…, where do I start?"
 EXAMPLE_CUES = (
     ("like",), ("such", "as"), ("including",), ("e", ".", "g"), ("eg",), ("i", ".", "e"), ("for", "example"),
     ("for", "instance"), ("especially",), ("particularly",),

@@ -61,8 +61,11 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     lows = [t.low for t in toks]
     names = [t.text for t in toks if t.word and is_name(t.text)]
     filters, used = stated_filters(toks, lexicon)
-    # a fact is asked about a coined method or paper, which few papers name ("WaterSIC"), not about "GANs"
-    coined = [n for n in names if lexicon.df(n.lower()) <= COINED_PAPERS]
+    # a fact is asked about a coined method or paper, which few papers name ("WaterSIC"), not about "GANs", nor about
+    # an acronym the question spells out ("parameter-efficient fine-tuning (PEFT)" names a topic, not one paper)
+    spelled = {i + 1 for i in acronyms} | {i for i, t in enumerate(toks) if t.protected >= 0}
+    coined = [t.text for i, t in enumerate(toks)
+              if t.word and is_name(t.text) and i not in spelled and lexicon.df(t.text.lower()) <= COINED_PAPERS]  # fmt: skip
     intent, overview, cue = intent_of(lows, [t.low for t in toks if t.word], coined)
     followup = bool(ANAPHORA & set(lows)) or (lows[:1] == ["only"] and len(lows) < 8)
 

@@ -11,6 +11,7 @@ topical only ranks. :func:`resolve` turns the groups of units of any reader into
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence, Set
 from dataclasses import replace
 
@@ -271,18 +272,39 @@ def _facet_weights(facets: list[Facet], lexicon: Lexicon) -> list[float]:
 
 
 GOES_WITH = 3.0  # a unit stated with the question's main topic this many times more often than chance is a topic
-GOES_WITH_PAPERS = 3  # … in at least this many papers
+GOES_WITH_P = 1e-4  # … and so often that chance would give as many joint papers with at most this probability
+TAIL_TERMS = 100  # the Poisson tail is summed over this many terms; past them, its Chernoff bound is used
+
+
+def _poisson_tail(k: int, mu: float) -> float:
+    """P(X >= k) for X ~ Poisson(mu), for k >= mu: the number of papers that would state two words together by
+    chance, when each paper states each word independently at its corpus rate."""
+    if k <= 0:
+        return 1.0
+    if mu <= 0:
+        return 0.0
+    if k > TAIL_TERMS:  # exp(-mu) (e mu / k)^k bounds the tail
+        return math.exp(min(0.0, -mu + k * (1 + math.log(mu / k))))
+    log_term = -mu + k * math.log(mu) - math.lgamma(k + 1)
+    total = 0.0
+    for i in range(k, k + TAIL_TERMS):
+        total += math.exp(log_term)
+        log_term += math.log(mu) - math.log(i + 1)
+    return min(1.0, total)
 
 
 def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:
     """Whether the corpus states any alternative of the unit together with the question's main topic far more
     often than chance ("planning" with "autonomous driving", "safety" with "language models"): topics asked
-    together co-occur in papers, while a word of the request ("worked", "state-of-the-art") is about as common
-    beside the topic as anywhere. Every count comes from the same phrase search."""
+    together co-occur in papers, while a word of the request ("worked", "state-of-the-art", "start") is about as
+    common beside the topic as anywhere. How far is a significance, not a count of papers: two joint papers are
+    telling for rare words, twenty may be chance for common ones. Every count comes from the same phrase search."""
     b = main.alternatives[0]
     nb = lexicon.both_df(b, b)
+    size = max(lexicon.size, 1)
     for a in facet.alternatives:
         both = lexicon.both_df(a, b)
-        if both >= GOES_WITH_PAPERS and both * max(lexicon.size, 1) >= GOES_WITH * lexicon.both_df(a, a) * nb:
+        expected = lexicon.both_df(a, a) * nb / size
+        if both and both >= GOES_WITH * expected and _poisson_tail(both, expected) <= GOES_WITH_P:
             return True
     return False

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from askpapers.rag.evaluation.frames import all_frames, fill, frames
+from askpapers.rag.evaluation.frames import REQUESTS, all_frames, fill, frames
 from tests.conftest import make_settings
 
 # (topic, the sentences of its papers): each paper states the topic in one sentence, among others about its method
@@ -130,3 +130,15 @@ def test_any_frame_keeps_the_cited_set(corpus_app: Any) -> None:
         if jaccard < 0.9:
             worse.append(f"{question!r}: {len(got)} papers, Jaccard {jaccard:.2f}")
     assert len(worse) <= 0.05 * len(sample), f"{len(worse)} of {len(sample)}: " + "; ".join(worse[:20])
+
+
+def test_every_request_shape_on_every_topic_keeps_the_cited_set(corpus_app: Any) -> None:
+    """Each request shape, bare (no greeting, purpose or politeness), on each topic: a sample may miss a shape."""
+    worse = []
+    for topic, t in zip(TOPICS, range(len(TOPICS)), strict=True):
+        want = {f"t{t}-{i}" for i in range(5)}
+        for template in REQUESTS:
+            question = fill(template[0].upper() + template[1:], topic)
+            if (got := _ids(corpus_app, question)) != want:
+                worse.append(f"{question!r}: {sorted(got)}")
+    assert not worse, f"{len(worse)} of {len(TOPICS) * len(REQUESTS)}: " + "; ".join(worse[:20])

@@ -28,6 +28,8 @@ REQUESTS = (
     "what do we have on {x}?", "please pull up papers involving {x}", "recommend some reading on {x}",
     "got any pointers to {x} research?", "what are the notable works in {x}?", "do you know papers tackling {x}?",
     "gather the literature on {x}", "which of the papers here are about {x}?", "surface the work done on {x}",
+    "help me find papers on {x}", "{x} — what's been done?", "interested in {x}. Suggestions?",
+    "my advisor asked me to look at {x}, where do I start?", "what work exists on {x}?",
 )  # fmt: skip
 PURPOSES = (
     "", "for a related-work section", "for my thesis", "for a survey I'm writing", "for our reading group",

@@ -664,3 +664,21 @@ def test_an_acronym_the_question_spells_out_names_a_topic_not_a_paper() -> None:
     p = plan("What work exists on parameter-efficient fine-tuning (PEFT)?", LEX)
     assert p.intent == "set" and p.facets, p
     assert plan("What is WaterSIC?", LEX).intent == "factoid"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["anything interesting on jailbreaks in this batch?", "Which papers in this collection study jailbreaks?",
+     "Do these abstracts cover jailbreaks?"],
+)  # fmt: skip
+def test_what_a_demonstrative_points_at_is_given_not_asked_for(question: str) -> None:
+    """ "this batch", "this collection", "these abstracts" name the collection, not a topic: only jailbreaks gates."""
+    weighed = plan(question, LEX)
+    assert [f.alternatives for f in weighed.facets] == [("jailbreaks",)], weighed.facets
+    assert plan("What do you know about jailbreaks? This benchmark matters.", LEX).facets  # (a statement's "this" too)
+
+
+@pytest.mark.parametrize("tail", [", if any", " if any", ", if possible", ", unless there are none"])
+def test_a_conditional_clause_is_no_alternative_of_the_topic(tail: str) -> None:
+    p = read(f"papers related to jailbreaks{tail}")
+    assert facets(p)[0] == ["jailbreaks"], facets(p)

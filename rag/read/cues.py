@@ -63,6 +63,9 @@ AUXILIARIES = frozenset(
 RELATIVES = frozenset({"that", "which", "who"})
 BOTH_CUES = frozenset({"both", "combine", "combines", "combining", "combined", "together", "jointly", "plus"})
 ANAPHORA = frozenset({"those", "these", "them", "ones", "above", "aforementioned", "previous", "latter", "former"})
+# a conjunction that opens a clause of its own ("…, if any", "unless you have them"): the topic ends before it
+SUBORDINATORS = frozenset({"if", "unless", "whether", "because", "although", "though"})
+DEMONSTRATIVES = frozenset({"this", "these", "those"})  # ("that" is as often a relative pronoun: "papers that use X")
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
 OVERVIEW_WORDS = {
     "summarise": "summary", "summarize": "summary", "summary": "summary", "summaries": "summary",
@@ -280,3 +283,14 @@ def intent_of(lows: list[str], words: list[str], names: list[str]) -> tuple[Inte
     if names and asks_fact:
         return "factoid", "", used
     return "set", "", used
+
+
+def given(toks: list[Tok]) -> set[int]:
+    """The position of the word a demonstrative points at ("in *this batch*", "of these *submissions*"): in a
+    request it names what the conversation already has (the collection, the previous answer), not a topic. One
+    word only: without parts of speech, a longer run would run on into the verb ("these abstracts *cover* X")."""
+    return {
+        i + 1
+        for i, t in enumerate(toks[:-1])
+        if t.low in DEMONSTRATIVES and toks[i + 1].word and toks[i + 1].low not in STOPWORDS | LINKS
+    }

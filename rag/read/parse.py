@@ -26,6 +26,7 @@ from askpapers.rag.read.cues import (
     RELATIONAL_VERBS,
     RELATIVES,
     REQUEST_WORDS,
+    SUBORDINATORS,
     Tok,
     is_name,
 )
@@ -58,7 +59,7 @@ def _boundary(t: Tok, both: bool) -> str:
         return "and" if t.low == "and" and both else "or"
     if t.low in NOT_WORDS:
         return "not"
-    return "gap" if t.low in ANAPHORA else ""
+    return "gap" if t.low in ANAPHORA or t.low in SUBORDINATORS else ""
 
 
 def _negates_predicate(toks: list[Tok], i: int) -> bool:
@@ -77,8 +78,8 @@ def _negates_predicate(toks: list[Tok], i: int) -> bool:
 
 
 CLAUSE_STARTS = frozenset(
-    {"to", "for", "as", "before", "so", "where", "what", "whats", "how", "which", "who", "why", "when", "whether"}
-)  # ", to get up to speed", ", for my thesis", "…, where do I start?"
+    {"to", "for", "as", "before", "so", "if", "where", "what", "whats", "how", "which", "who", "why", "when", "whether"}
+)  # ", to get up to speed", ", for my thesis", "…, where do I start?", ", if any"
 EXAMPLE_CUES = (
     ("like",), ("such", "as"), ("including",), ("e", ".", "g"), ("eg",), ("i", ".", "e"), ("for", "example"),
     ("for", "instance"), ("especially",), ("particularly",),
@@ -145,7 +146,7 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             close()
             # a comma before a new clause ("Hi team, which papers …", "…, I'd love …") joins no alternatives
             clause = t.text == "," and nxt is not None and nxt.word and (
-                nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or "'" in nxt.low
+                nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or nxt.low in SUBORDINATORS or "'" in nxt.low
             )  # fmt: skip
             out.append("gap" if boundary == "or" and clause else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)

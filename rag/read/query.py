@@ -30,6 +30,7 @@ from askpapers.rag.read.cues import (
     TOKEN,
     correct,
     framed,
+    given,
     intent_of,
     is_name,
     protect_acronyms,
@@ -64,15 +65,18 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     # a fact is asked about a coined method or paper, which few papers name ("WaterSIC"), not about "GANs", nor about
     # an acronym the question spells out ("parameter-efficient fine-tuning (PEFT)" names a topic, not one paper)
     spelled = {i + 1 for i in acronyms} | {i for i, t in enumerate(toks) if t.protected >= 0}
-    coined = [t.text for i, t in enumerate(toks)
-              if t.word and is_name(t.text) and i not in spelled and lexicon.df(t.text.lower()) <= COINED_PAPERS]  # fmt: skip
+    coined = [t.text for i, t in enumerate(toks) if t.word and is_name(t.text) and i not in spelled
+              and lexicon.df(t.text.lower()) <= COINED_PAPERS]  # fmt: skip
     intent, overview, cue = intent_of(lows, [t.low for t in toks if t.word], coined)
     followup = bool(ANAPHORA & set(lows)) or (lows[:1] == ["only"] and len(lows) < 8)
 
     def glue(word: str, neighbour: list[str], before: bool) -> bool:
         return glued(word, neighbour, before, lexicon)
 
-    items = join_terms(bounded(segments(toks, used | cue, acronyms, glue)), lexicon)
+    is_framed = framed(toks)
+    # in a request, what a demonstrative points at ("in this batch") is given, not asked for
+    skip = used | cue | (given(toks) if is_framed else set())
+    items = join_terms(bounded(segments(toks, skip, acronyms, glue)), lexicon)
     groups, excluded_groups = grouped(items)
     groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
     excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
@@ -82,7 +86,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         facets = []
     return QueryPlan(text=text, searched=searched, intent=intent, followup=followup, facets=facets,
                      excluded=excluded, filters=filters, corrections=corrections, overview=overview,
-                     names=names, framed=framed(toks))  # fmt: skip
+                     names=names, framed=is_framed)  # fmt: skip
 
 
 def question_terms(plan_: QueryPlan) -> list[str]:

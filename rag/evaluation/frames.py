@@ -30,13 +30,14 @@ REQUESTS = (
     "gather the literature on {x}", "which of the papers here are about {x}?", "surface the work done on {x}",
     "help me find papers on {x}", "{x} — what's been done?", "interested in {x}. Suggestions?",
     "my advisor asked me to look at {x}, where do I start?", "what work exists on {x}?",
+    "anything interesting on {x} in this batch?", "which submissions in this collection involve {x}?",
 )  # fmt: skip
 PURPOSES = (
     "", "for a related-work section", "for my thesis", "for a survey I'm writing", "for our reading group",
     "to get up to speed", "for a grant proposal", "for a literature review", "before my meeting tomorrow",
     "for a course I'm teaching", "for a project at work", "as background for a paper",
 )  # fmt: skip
-POLITENESS = ("", "please", "thanks!", "thank you so much", "cheers", "if you can", "much appreciated", "ty")
+POLITENESS = ("", "please", "thanks!", "thank you so much", "cheers", "if you can", "much appreciated", "ty", "if any")
 
 PHRASINGS = (
     "{x}", "{x}?", "papers on {x}", "{x} papers", "show me work on {x}", "any papers about {x}?",

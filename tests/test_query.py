@@ -682,3 +682,16 @@ def test_what_a_demonstrative_points_at_is_given_not_asked_for(question: str) ->
 def test_a_conditional_clause_is_no_alternative_of_the_topic(tail: str) -> None:
     p = read(f"papers related to jailbreaks{tail}")
     assert facets(p)[0] == ["jailbreaks"], facets(p)
+
+
+def test_a_request_verb_typed_before_the_topic_only_ranks_when_the_corpus_knows_its_family() -> None:
+    """ "I'm researching X": the corpus never states "researching X", so the phrase is cut. "researching" is not
+    topical, and the corpus uses its family ("research") without X beyond chance: it only ranks. "weather" of
+    "weather forecasting", in a corpus with no word of its family, still must hold (nothing matches)."""
+    lex = docs_lexicon([*DOCS, "Prior research on robots.", "This research studies learning.", "Research on graphs."])
+    p = plan("I'm researching jailbreaks. What can you find?", lex)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("jailbreaks",)], p.facets
+    p = plan("I'm researching jailbreaks. What can you find?", LEX)  # (no word of the family: as typed)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("researching",), ("jailbreaks",)], p.facets
+    p = plan("Which papers are about weather forecasting?", lex)
+    assert ("weather",) in [f.alternatives for f in p.facets if not f.optional], p.facets

@@ -243,12 +243,13 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
 def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] = ()) -> list[Facet]:
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
     an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
-    one of them is topical: "weather" of "weather forecasting" is a topic word, however common in English, while
-    both parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too."""
+    one of them is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic
+    word, however common in English, while both parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too."""
     if not facets:
         return facets
     weights = _facet_weights(facets, lexicon)
-    kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group}
+    kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
+            if _keeps_part(i, group, facets, weights, lexicon)}  # fmt: skip
     best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
@@ -257,6 +258,22 @@ def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] =
         demote = (w < TOPICAL or unstated) and i != best and i not in kept and not _goes_with(f, facets[best], lexicon)
         out.append(replace(f, weight=w, optional=f.optional or demote))
     return out
+
+
+def _keeps_part(i: int, group: Set[int], facets: list[Facet], weights: list[float], lexicon: Lexicon) -> bool:
+    """Whether a part of a phrase typed as a whole, with a topical part beside it, stays as read: it is topical
+    itself, the corpus states no word of its family (so nothing says it is a word of the request: "weather" of
+    "weather forecasting" in a corpus without weather must hold, and nothing matches; "researching" is of the
+    family of "research"), it is a compound modifier
+    ("language-guided"), or the corpus states it with a topical part far beyond chance. A verb of the request
+    typed before the topic ("I'm *researching* knowledge graphs", "asked to *review* X") is none of these."""
+    f = facets[i]
+    return (
+        weights[i] >= TOPICAL
+        or all(lexicon.both_df(a, a) == 0 for a in f.alternatives)
+        or any("-" in a for a in f.alternatives)
+        or any(weights[j] >= TOPICAL and _goes_with(f, facets[j], lexicon) for j in group if j != i)
+    )
 
 
 def _facet_weights(facets: list[Facet], lexicon: Lexicon) -> list[float]:

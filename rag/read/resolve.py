@@ -244,7 +244,8 @@ def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] =
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
     an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
     one of them is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic
-    word, however common in English, while both parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too."""
+    word, however common in English, while both parts of "much appreciated" only rank). A unit of its own that no
+    paper states only ranks too."""
     if not facets:
         return facets
     weights = _facet_weights(facets, lexicon)

@@ -292,5 +292,8 @@ def given(toks: list[Tok]) -> set[int]:
     return {
         i + 1
         for i, t in enumerate(toks[:-1])
-        if t.low in DEMONSTRATIVES and toks[i + 1].word and toks[i + 1].low not in STOPWORDS | LINKS
+        if t.low in DEMONSTRATIVES
+        and toks[i + 1].word
+        and toks[i + 1].low not in STOPWORDS
+        and toks[i + 1].low not in LINKS
     }

@@ -78,8 +78,8 @@ def _negates_predicate(toks: list[Tok], i: int) -> bool:
 
 
 CLAUSE_STARTS = frozenset(
-    {"to", "for", "as", "before", "so", "if", "where", "what", "whats", "how", "which", "who", "why", "when", "whether"}
-)  # ", to get up to speed", ", for my thesis", "…, where do I start?", ", if any"
+    {"to", "for", "as", "before", "so", "where", "what", "whats", "how", "which", "who", "why", "when"}
+)  # ", to get up to speed", ", for my thesis", "…, where do I start?" (and each of SUBORDINATORS: ", if any")
 EXAMPLE_CUES = (
     ("like",), ("such", "as"), ("including",), ("e", ".", "g"), ("eg",), ("i", ".", "e"), ("for", "example"),
     ("for", "instance"), ("especially",), ("particularly",),

@@ -265,9 +265,9 @@ def _keeps_part(i: int, group: Set[int], facets: list[Facet], weights: list[floa
     """Whether a part of a phrase typed as a whole, with a topical part beside it, stays as read: it is topical
     itself, the corpus states no word of its family (so nothing says it is a word of the request: "weather" of
     "weather forecasting" in a corpus without weather must hold, and nothing matches; "researching" is of the
-    family of "research"), it is a compound modifier
-    ("language-guided"), or the corpus states it with a topical part far beyond chance. A verb of the request
-    typed before the topic ("I'm *researching* knowledge graphs", "asked to *review* X") is none of these."""
+    family of "research"), it is a compound modifier ("language-guided"), or the corpus states it with a topical
+    part far beyond chance. A verb of the request typed before the topic ("I'm *researching* knowledge graphs",
+    "asked to *review* X") is none of these."""
     f = facets[i]
     return (
         weights[i] >= TOPICAL
@@ -303,11 +303,12 @@ def _poisson_tail(k: int, mu: float) -> float:
         return 0.0
     if k > TAIL_TERMS:  # exp(-mu) (e mu / k)^k bounds the tail
         return math.exp(min(0.0, -mu + k * (1 + math.log(mu / k))))
-    log_term = -mu + k * math.log(mu) - math.lgamma(k + 1)
+    log_mu = math.log(mu)
+    log_term = -mu + k * log_mu - math.lgamma(k + 1)
     total = 0.0
     for i in range(k, k + TAIL_TERMS):
         total += math.exp(log_term)
-        log_term += math.log(mu) - math.log(i + 1)
+        log_term += log_mu - math.log(i + 1)
     return min(1.0, total)
 
 

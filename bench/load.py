@@ -38,6 +38,7 @@ violated (with ``--fail-on-growth``, also if memory grew). Everything but the re
 from __future__ import annotations
 
 import argparse
+import contextlib
 import tempfile
 import threading
 import time
@@ -57,28 +58,46 @@ __all__ = ["CONVERSATIONS", "LoadResult", "check_isolation", "main", "render_rep
 
 def run_load(
     sessions: int = 20, seconds: float = 60.0, *, client: str = "session", think: float = 0.0, timeout: float = 60.0,
-    progress: Callable[[str], None] = log, turns: int | None = None,
+    progress: Callable[[str], None] = log, turns: int | None = None, replicas: int = 1, chroma_server: bool = False,
 ) -> LoadResult:  # fmt: skip
-    """Ingest, start the server, take the reference answers, run the sessions, stop the server.
+    """Ingest, start the server(s), take the reference answers, run the sessions, stop the servers.
 
     With ``turns``, each session asks that many questions and stops, whatever the time (a test's fixed amount of
-    work); without it, the sessions ask until ``seconds`` have passed (the benchmark)."""
-    if sessions < 1 or seconds <= 0 or client not in CLIENT_TEXT:
-        raise ValueError(f"sessions must be at least 1, seconds positive and client one of {sorted(CLIENTS)}")
+    work); without it, the sessions ask until ``seconds`` have passed (the benchmark). With ``chroma_server`` (implied
+    by ``replicas`` > 1), the store is on a `chroma run` server and ``replicas`` ``askpapers serve`` processes, each
+    with a data directory (BM25 index) of its own, share it; session i talks to replica i mod ``replicas``, and the
+    reference answers come from the first replica, so the isolation check also shows that the replicas agree."""
+    if sessions < 1 or seconds <= 0 or client not in CLIENT_TEXT or replicas < 1:
+        raise ValueError(f"sessions and replicas must be at least 1, seconds positive and client one of "
+                         f"{sorted(CLIENTS)}")  # fmt: skip
     result = LoadResult(
-        sessions, seconds, think, timeout, datetime.now(), client, load_before=load_average(), turns=turns
-    )
-    with tempfile.TemporaryDirectory(prefix="askpapers-load-") as tmpdir:
+        sessions, seconds, think, timeout, datetime.now(), client, load_before=load_average(), turns=turns,
+        replicas=replicas, chroma_server=chroma_server or replicas > 1,
+    )  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="askpapers-load-") as tmpdir, contextlib.ExitStack() as stack:
         tmp = Path(tmpdir)
-        env = server_env(tmp / "data")
+        extra: dict[str, str] = {}
+        if result.chroma_server:
+            from tests.chroma_server import ChromaServer
+
+            chroma = ChromaServer(tmp / "chroma-data").start()
+            stack.callback(chroma.stop)
+            extra = {"ASKPAPERS_CHROMA_HOST": "127.0.0.1", "ASKPAPERS_CHROMA_PORT": str(chroma.port)}
+            progress(f"chroma run answers at {chroma.url}")
+        envs = [{**server_env(tmp / f"data-{k}"), **extra} for k in range(replicas)]
         t = time.perf_counter()
-        result.ingest_summary = ingest_bundled(env, tmp)
+        result.ingest_summary = ingest_bundled(envs[0], tmp)
         result.ingest_seconds = time.perf_counter() - t
         progress(f"ingested the bundled corpus in {result.ingest_seconds:.1f} s: {result.ingest_summary}")
-        server = Server(env, tmp)
+        servers = []
+        for k, env in enumerate(envs):
+            (tmp / f"replica-{k}").mkdir()
+            servers.append(Server(env, tmp / f"replica-{k}"))
+        server = servers[0]
         try:
-            result.startup_seconds = server.start()
-            progress(f"askpapers serve (pid {server.pid}) answers at {server.url} after {result.startup_seconds:.1f} s")
+            for s in servers:
+                result.startup_seconds = max(result.startup_seconds, s.start())
+                progress(f"askpapers serve (pid {s.pid}) answers at {s.url}")
             used = sorted({i % len(CONVERSATIONS) for i in range(sessions)})
             t = time.perf_counter()
             refs = reference_answers(server.url, [CONVERSATIONS[i] for i in used], timeout, client)
@@ -87,20 +106,22 @@ def run_load(
             refs = {(used[ci], ti): key for (ci, ti), key in refs.items()}
             result.reference_seconds = time.perf_counter() - t
             progress(f"{len(refs)} reference answers, one at a time, in {result.reference_seconds:.1f} s")
-            run_sessions(result, server, refs, progress)
+            run_sessions(result, servers, refs, progress)
         except BaseException:
-            tail = server.log_tail()
-            if tail:
-                progress("server log (tail):\n" + tail)
+            for s in servers:
+                tail = s.log_tail()
+                if tail:
+                    progress(f"server log of {s.url} (tail):\n" + tail)
             raise
         finally:
-            server.stop()
+            for s in servers:
+                s.stop()
     result.load_after = load_average()
     return result
 
 
 def run_sessions(
-    result: LoadResult, server: Server, refs: dict[tuple[int, int], CitationKey], progress: Callable[[str], None]
+    result: LoadResult, servers: list[Server], refs: dict[tuple[int, int], CitationKey], progress: Callable[[str], None]
 ) -> None:
     recorder = Recorder()
     clock: dict[str, float] = {}
@@ -112,17 +133,19 @@ def run_sessions(
     barrier = threading.Barrier(result.sessions, action=go)
     threads = []
     for i in range(result.sessions):
-        s = Session(i, i % len(CONVERSATIONS), server.url, refs, recorder, barrier, clock, result.think, result.timeout,
+        url = servers[i % len(servers)].url
+        s = Session(i, i % len(CONVERSATIONS), url, refs, recorder, barrier, clock, result.think, result.timeout,
                     result.client, result.turns)  # fmt: skip
         threads.append(threading.Thread(target=s.run, name=f"session-{i}", daemon=True))
-    result.rss_before = rss_mb(server.pid)
-    cpu_server, cpu_client = cpu_seconds(server.pid), time.process_time()
+    pids = [s.pid for s in servers]
+    result.rss_before = sum(rss_mb(pid) for pid in pids)
+    cpu_server, cpu_client = sum(cpu_seconds(pid) for pid in pids), time.process_time()
     for th in threads:
         th.start()
     while "start" not in clock and any(th.is_alive() for th in threads):
         time.sleep(0.05)
     start = clock.get("start", time.perf_counter())
-    sampler = RssSampler(server.pid, start)
+    sampler = RssSampler(pids, start)
     sampler.start()
     progress(f"{result.sessions} sessions started for {result.seconds:g} s")
     hard_stop = start + (result.timeout * result.turns if result.turns else result.seconds + result.timeout) + 60
@@ -137,7 +160,7 @@ def run_sessions(
             )
             next_report += 10
     result.wall = time.perf_counter() - start
-    result.server_cpu = cpu_seconds(server.pid) - cpu_server
+    result.server_cpu = sum(cpu_seconds(pid) for pid in pids) - cpu_server
     result.client_cpu = time.process_time() - cpu_client
     sampler.stop()
     stuck = [th.name for th in threads if th.is_alive()]
@@ -159,6 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds before a request counts as failed")
     ap.add_argument("--max-slope", type=float, default=5.0, help="RSS slope (MB/min, second half) flagged as growth")
     ap.add_argument("--fail-on-growth", action="store_true", help="exit non-zero when memory grows, too")
+    ap.add_argument("--replicas", type=int, default=1, help="askpapers serve processes sharing one `chroma run` "
+                    "server (default 1: one process, embedded store, unless --chroma-server)")  # fmt: skip
+    ap.add_argument("--chroma-server", action="store_true", help="the store on a `chroma run` server")
     ap.add_argument("--note", default="", help="a sentence added to the report (e.g. what else the machine ran)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "load.md", help="the Markdown report")
     args = ap.parse_args(argv)
@@ -170,7 +196,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error("--think must be >= 0 and --timeout > 0")
 
     command = command_line("load", argv)
-    result = run_load(args.sessions, args.seconds, client=args.client, think=args.think, timeout=args.timeout)
+    if not 1 <= args.replicas <= 8:
+        ap.error("--replicas must be between 1 and 8")
+    result = run_load(args.sessions, args.seconds, client=args.client, think=args.think, timeout=args.timeout,
+                      replicas=args.replicas, chroma_server=args.chroma_server)  # fmt: skip
     text = render_report(result, command, args.max_slope, args.note)
     write_report(args.out, text)
     print_summary(result, args.max_slope)

@@ -43,6 +43,8 @@ class LoadResult:
     load_before: str = ""
     load_after: str = ""
     turns: int | None = None  # when set, each session asks this many questions and stops (no deadline)
+    replicas: int = 1  # askpapers serve processes (sessions spread over them round-robin)
+    chroma_server: bool = False  # the store on a `chroma run` server (else embedded in the serving process)
 
     @property
     def ok(self) -> bool:
@@ -154,7 +156,19 @@ def topics(r: LoadResult) -> list[str]:
 
 def method(r: LoadResult, max_slope: float) -> list[str]:
     """How the run went about it: the server, the sessions, and what each check means."""
+    if r.replicas > 1 or r.chroma_server:
+        many = f"{r.replicas} `askpapers serve` processes" if r.replicas > 1 else "One `askpapers serve` process"
+        setup = [
+            f"**{many}** (each with a data directory, and so a BM25 index, of its own) shared one store on a `chroma "
+            f"run` server on {HOST}; session i talked to replica i mod {r.replicas}, and the reference answers came "
+            "from the first replica, so the isolation check also compares the replicas' answers. The server RSS and "
+            "CPU figures below are the sum over the replicas (without the Chroma server).",
+            "",
+        ]
+    else:
+        setup = []
     return [
+        *setup,
         f"`askpapers serve --host {HOST} --port FREE` ran as a subprocess over a fresh store in a temporary directory "
         f"(`askpapers ingest data/icml2026`: {r.ingest_summary or 'done'}; {r.ingest_seconds:.1f} s in all), with no "
         "`OPENAI_*` variables, so answers are extractive and deterministic; it answered HTTP "

@@ -120,24 +120,28 @@ def rss_mb(pid: int) -> float:
 class RssSampler(threading.Thread):
     """Samples :func:`rss_mb` every ``interval`` seconds (the first at once) as (seconds since ``t0``, MB)."""
 
-    def __init__(self, pid: int, t0: float, interval: float = 1.0) -> None:
+    def __init__(self, pid: int | Sequence[int], t0: float, interval: float = 1.0) -> None:
         super().__init__(daemon=True, name="rss-sampler")
-        self.pid, self.t0, self.interval = pid, t0, interval
+        self.pids = [pid] if isinstance(pid, int) else list(pid)
+        self.t0, self.interval = t0, interval
         self.samples: list[tuple[float, float]] = []
         self._stop_event = threading.Event()
 
     def run(self) -> None:
         while True:
-            self.samples.append((time.perf_counter() - self.t0, rss_mb(self.pid)))
+            self.samples.append((time.perf_counter() - self.t0, self.rss()))
             if self._stop_event.wait(self.interval):
                 return
+
+    def rss(self) -> float:
+        return sum(rss_mb(pid) for pid in self.pids)
 
     def stop(self) -> None:
         self._stop_event.set()
         self.join()
         t = time.perf_counter() - self.t0
         if not self.samples or t - self.samples[-1][0] >= self.interval / 2:
-            self.samples.append((t, rss_mb(self.pid)))
+            self.samples.append((t, self.rss()))
 
 
 def cpu_seconds(pid: int) -> float:

@@ -50,6 +50,7 @@ GOLD = CONFERENCE / "gold_questions_dev.jsonl"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "askpapers" / "bench"
 RESULTS = CACHE / "scale-results.json"
 FIRST_RESULTS = CACHE / "scale-first-time.json"
+LARGE_RESULTS = CACHE / "scale-large.json"
 PRECOMPUTED_FROM = 10_000  # sizes from here on load precomputed embeddings (made once by `askpapers embed`)
 TARGETS = {"search_p50_ms": 50.0, "ask_p50_ms": 300.0, "peak_rss_mb": 2.5 * 1024}
 # first-time questions at 50k papers (issue 25): search p50 / p95, ask p50 / p95 (ms), first ask in a new process (s)
@@ -396,6 +397,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "in another order from run to run)")  # fmt: skip
     ap.add_argument("--first-time", metavar="LABEL", help="first-time questions on random-vector stores of --sizes "
                     "(embedded), kept under LABEL (for example the commit measured)")  # fmt: skip
+    ap.add_argument("--large", type=int, nargs="+", metavar="N", help="N papers (real, then synthetic) on a `chroma "
+                    "run` server: ingest, the BM25 index's rebuild and incremental update, first-time questions "
+                    "(bench.scale_large)")  # fmt: skip
     args = ap.parse_args(argv)
     if not CORPUS.exists():
         ap.error(f"{CORPUS} is missing (the shared datasets sit beside the project)")
@@ -404,6 +408,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     qs = questions()
     if args.compare:
         return 1 if compare(json.loads(FIRST_RESULTS.read_text()), *args.compare) else 0
+    if args.large:
+        from bench.scale_large import large
+        from bench.synthetic import SHARD
+
+        if any(size % SHARD for size in sorted(args.large)[:-1]):
+            ap.error(f"--large: every size but the largest is a multiple of {SHARD:,} (the store grows by shards)")
+
+        kept_large = json.loads(LARGE_RESULTS.read_text()) if LARGE_RESULTS.exists() else {}
+        for size in sorted(args.large):
+            kept_large[str(size)] = large(size, CORPUS, CACHE, first_time_questions(), max(args.large))
+            LARGE_RESULTS.write_text(json.dumps(kept_large, indent=1))
+        return 0
     if args.first_time:
         kept = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
         for size in args.sizes:

@@ -41,3 +41,20 @@ def test_isolation_check_catches_a_foreign_answer() -> None:
     problems = load.check_isolation(0, 1, q, result, other, mine, {"p-mine"})
     assert len(problems) == 2 and "asked alone" in problems[0] and "previous answer" in problems[1]
     assert "another question" in load.check_isolation(0, 0, "Which papers use X?", result, mine, mine, None)[0]
+
+
+def test_two_replicas_on_one_chroma_server_answer_alike() -> None:
+    """Two `askpapers serve` processes, each with a BM25 index of its own, share a store on a `chroma run` server.
+    Odd sessions talk to the second replica; their answers are checked against the first replica's reference
+    answers, so a replica that answers differently (a stale or empty index of its own) shows as a violation."""
+    sessions = 4
+    result = load.run_load(sessions, 1.0, client="session", turns=TURNS, replicas=2,
+                           progress=lambda msg: print(msg, flush=True))  # fmt: skip
+
+    assert result.chroma_server and result.replicas == 2
+    assert result.errors == [], result.errors[:5]
+    assert result.violations == [], result.violations[:5]
+    assert len(result.requests) == sessions * TURNS and all(r.ok for r in result.requests)
+    assert {r.session for r in result.requests} == set(range(sessions)), "both replicas' sessions were answered"
+    report = load.render_report(result, "pytest tests/test_load.py")
+    assert "**2 `askpapers serve` processes**" in report and "| isolation violations | **0**" in report

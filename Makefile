@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-first-time bench-load bench-dev bench-speed eval-dev lock clean test-local-llm
+.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-scale-large bench-first-time bench-load bench-dev bench-speed eval-dev lock clean test-local-llm
 
 run: index
 	@echo "The CLI: ./askpapers ask \"Which papers use information bottleneck?\" (or: source $(VENV)/bin/activate, then askpapers …)"
@@ -67,6 +67,12 @@ bench-scale: install
 # the first ask from opening the store, on a store of the first 50k corpus_dev papers with seeded random vectors
 # (built once in XDG_CACHE_HOME, about 10 minutes; only the timings mean anything). Kept under LABEL (default: the
 # commit); `python -m bench.scale --compare KEY KEY` lists the questions whose results differ between two runs.
+# 200k and 1M papers (real, then synthetic from real sentences; random vectors) on one `chroma run` server: ingest,
+# the BM25 index's rebuild and incremental update, first-time questions, RSS and disk (issue 25). The store (about
+# 30 GB at 1M) and the shard files (10 GB) are kept in ~/.cache/askpapers/bench; about 2 hours the first time.
+bench-scale-large: install
+	$(BIN)/python -m bench.scale --large 200000 1000000
+
 bench-first-time: install
 	$(BIN)/python -m bench.scale --first-time $(or $(LABEL),$(shell git rev-parse --short HEAD)) --sizes 50000
 

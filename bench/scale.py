@@ -379,9 +379,18 @@ def report(results: dict[str, dict[str, Any]], command: str) -> str:
         "embedder, Chroma's client and, in embedded mode, Chroma's HNSW index). Ingest with the model is bound by "
         "the embedder (see docs/benchmarks.md); with precomputed embeddings it runs at Chroma's write speed.",
     ]
-    first = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
-    lines += first_time_report(first)
     return "\n".join(lines) + "\n"
+
+
+def splice(old: str, heading: str, lines: list[str]) -> str:
+    """``old`` with its section under ``heading`` (up to the next ``## `` heading) replaced by ``lines``, or with
+    them appended when it has no such section."""
+    new = "\n".join(lines).rstrip("\n") + "\n"
+    start = old.find("\n" + heading)
+    if start < 0:
+        return old.rstrip("\n") + "\n\n" + new
+    end = old.find("\n## ", start + 1)
+    return old[: start + 1] + new + (old[end:] if end >= 0 else "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -409,16 +418,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.compare:
         return 1 if compare(json.loads(FIRST_RESULTS.read_text()), *args.compare) else 0
     if args.large:
-        from bench.scale_large import large
+        from bench.scale_large import LARGE_HEADING, large, large_report, plot
         from bench.synthetic import SHARD
 
         if any(size % SHARD for size in sorted(args.large)[:-1]):
             ap.error(f"--large: every size but the largest is a multiple of {SHARD:,} (the store grows by shards)")
 
         kept_large = json.loads(LARGE_RESULTS.read_text()) if LARGE_RESULTS.exists() else {}
-        for size in sorted(args.large):
+        for size in [] if args.report else sorted(args.large):
             kept_large[str(size)] = large(size, CORPUS, CACHE, first_time_questions(), max(args.large))
             LARGE_RESULTS.write_text(json.dumps(kept_large, indent=1))
+        first_kept = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
+        plot(kept_large, first_kept, args.out.with_suffix(".png"))
+        old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+        args.out.write_text(splice(old, LARGE_HEADING, large_report(kept_large)), encoding="utf-8")
+        log(f"wrote {args.out} and {args.out.with_suffix('.png').name}")
         return 0
     if args.first_time:
         kept = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
@@ -438,7 +452,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for mode in args.modes:
             results[f"{mode}-{size}"] = measure(mode, size, qs)
             RESULTS.write_text(json.dumps(results, indent=1))
-    write_report(args.out, report(results, command_line("scale", [])))
+    # the sections after the table (first-time questions, the large runs, their notes) are kept as they are
+    old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+    cut = old.find("\n## ")
+    first = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
+    tail = old[cut:] if cut >= 0 else "\n".join(["", *first_time_report(first)])
+    write_report(args.out, report(results, command_line("scale", [])).rstrip("\n") + "\n" + tail.lstrip("\n"))
     log(f"wrote {args.out}")
     return 0
 

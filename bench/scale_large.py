@@ -179,3 +179,101 @@ def large(size: int, corpus: Path, cache: Path, qs: list[str], biggest: int) -> 
         f"({q['count_total']:,}; FTS5 {result['fts_count']}); serving RSS {q['peak_rss_mb']:,.0f} MB, server "
         f"{result['server_rss_mb']:,.0f} MB")  # fmt: skip
     return result
+
+
+LARGE_HEADING = "## 200k and 1M papers on a Chroma server (issue 25)"
+
+
+def _fmt(values: list[float]) -> str:
+    return f"{statistics.median(values):.0f} / {pct(values, 0.95):.0f} ms"
+
+
+def large_report(kept: dict[str, dict[str, Any]]) -> list[str]:
+    """The report's section on the large runs (see the module's docstring)."""
+    if not kept:
+        return []
+    t = LARGE_TARGETS
+    lines = [
+        LARGE_HEADING,
+        "",
+        "Command: `make bench-scale-large` → `.venv/bin/python -m bench.scale --large 200000 1000000`. The corpus is "
+        "the 54,327 real papers of `corpus_dev.jsonl` and then **synthetic papers**, each a real "
+        "title and 3–8 sentences drawn from the abstracts of different real papers, under ids `synthetic:NNNNNNN` "
+        "(`bench/synthetic.py`); every paper has a seeded random vector (the abstract is one chunk), so only the "
+        "timings mean anything. One store on a `chroma run` server on 127.0.0.1 grows from one size to the next "
+        "(100k papers a shard, one `ingest` each, in a child process); at each size, 1,000 more synthetic papers are "
+        "ingested to time the BM25 index's incremental update, and they stay in the store. The questions run in a "
+        "new process: the first `ask` from opening the store (cold start, the model already loaded), then each of "
+        "the other 44 questions (the conference and compound dev questions and two more) once by `search` and once "
+        "by extractive `ask` (first time), then all again. The count question is "
+        f"“{COUNT_QUESTION}”; FTS5 counts the papers stating the phrase.",
+        "",
+        f"Targets at 1M papers: search p50 ≤ {t['search_p50']:.0f} ms; ask p50 ≤ {t['ask_p50']:.0f} ms; the count "
+        f"question ≤ {t['count_s']:.0f} s with the true count; serving peak RSS ≤ {t['rss_mb'] / 1024:.0f} GB; "
+        f"1,000 papers added update the BM25 index in ≤ {t['update_s']:.0f} s.",
+        "",
+        "| papers | ingest (shards of this row) | BM25 index: full rebuild / update for 1,000 | search p50 / p95 "
+        "(first time) | ask p50 / p95 (first time) | again: search / ask p50 | count question | cold start (first "
+        "ask) | peak RSS: serving / ingest / server | on disk (BM25 index) | measured |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in sorted(kept.values(), key=lambda r: r["size"]):
+        q = r["questions"]
+        files = r.get("ingest", {}).get("files", [])
+        if files:
+            n, s = sum(f["added"] for f in files), sum(f["seconds"] for f in files)
+            rates = [f["added"] / f["seconds"] for f in files if f["seconds"]]
+            ingest = f"{n:,} papers in {s / 60:.0f} min: {n / s:.0f}/s (shards: first {rates[0]:.0f}/s, last "
+            ingest += f"{rates[-1]:.0f}/s)"
+            ingest_rss = f"{r['ingest']['peak_rss_mb']:,.0f} MB"
+        else:
+            ingest, ingest_rss = "(built before)", "—"
+        up = r["update"]["files"][0]
+        update = f"{up['lexical_s']:.1f} s" if up["added"] else "— (already added)"
+        total = up["total"]
+        lines.append(
+            f"| {total:,} | {ingest} | {r['rebuild']['rebuild_s']:.0f} s / {update} | {_fmt(q['search_first'])} "
+            f"| {_fmt(q['ask_first'])} | {statistics.median(q['search_again']):.0f} / "
+            f"{statistics.median(q['ask_again']):.0f} ms | {q['count_s']:.2f} s: {q['count_total']:,} papers "
+            f"(FTS5: {r['fts_count']:,} state the phrase) | {q['cold_s']:.1f} s | {q['peak_rss_mb']:,.0f} / "
+            f"{ingest_rss} / {r['server_rss_mb']:,.0f} MB | {r['disk_mb'] / 1024:.1f} GB ({r['lexical_mb'] / 1024:.1f} "
+            f"GB) | {r['measured']} |"
+        )
+    lines += ["", "![first-time search and ask at 50k, 200k and 1M papers](benchmarks-scale.png)", ""]
+    return lines
+
+
+def plot(kept: dict[str, dict[str, Any]], first: dict[str, dict[str, Any]], out: Path) -> None:
+    """p50 and p95 of first-time ``search`` and ``ask`` against papers (log x): the large runs (server) and the
+    latest 50k first-time run (embedded)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points: list[tuple[int, str, list[float], list[float]]] = []
+    if first:
+        r = max(first.values(), key=lambda r: r["measured"])
+        points.append((r["size"], "embedded", r["search"]["first_ms"], r["ask"]["first_ms"]))
+    for r in kept.values():
+        points.append((r["update"]["files"][0]["total"], "server", r["questions"]["search_first"],
+                       r["questions"]["ask_first"]))  # fmt: skip
+    points.sort()
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    xs = [p[0] for p in points]
+    for name, series in (("search", [p[2] for p in points]), ("ask", [p[3] for p in points])):
+        ax.plot(xs, [statistics.median(v) for v in series], marker="o", label=f"{name} p50")
+        ax.plot(xs, [pct(v, 0.95) for v in series], marker="s", linestyle="--", label=f"{name} p95")
+    for x, mode, *_ in points:
+        ax.annotate(mode, (x, 1), textcoords="offset points", xytext=(0, 4), ha="center", fontsize=8,
+                    xycoords=("data", "axes fraction"))  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("papers in the store (log)")
+    ax.set_ylabel("first-time latency, ms (log)")
+    ax.set_title("askpapers: first-time questions against corpus size")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)

@@ -49,8 +49,10 @@ def _settings(data_dir: str, port: int) -> Any:
     return store_settings(data_dir=Path(data_dir), collection="scale", chroma_host="127.0.0.1", chroma_port=port)
 
 
-def _ingest_timed(files: list[str], data_dir: str, port: int) -> dict[str, Any]:
-    """In a child: ingest ``files`` one after another; each one's seconds, papers added and BM25 update time."""
+def _ingest_timed(files: list[str], data_dir: str, port: int, done_file: str = "", done: int = 0) -> dict[str, Any]:
+    """In a child: ingest ``files`` one after another; each one's seconds, papers added and BM25 update time. With
+    ``done_file``, the number of shards in the store (``done`` before the first) is written there after each, so an
+    interrupted build resumes at the next shard."""
     import askpapers.vectorstore.pipeline as pipeline
     from askpapers.vectorstore import ingest
 
@@ -74,6 +76,9 @@ def _ingest_timed(files: list[str], data_dir: str, port: int) -> dict[str, Any]:
         s = time.perf_counter() - t
         out.append({"file": Path(f).name, "seconds": s, "added": report.added, "total": report.total_papers,
                     "lexical_s": lexical[-1] if lexical else 0.0})  # fmt: skip
+        if done_file:
+            done += 1
+            Path(done_file).write_text(str(done))
         log(f"  {Path(f).name}: {report.added:,} papers in {s:.0f} s ({report.added / s:.0f}/s; BM25 update "
             f"{out[-1]['lexical_s']:.1f} s); {report.total_papers:,} in the store")  # fmt: skip
     return {"files": out, "ingest_rss_mb": own_peak_rss_mb()}
@@ -123,6 +128,16 @@ def _questions(data_dir: str, port: int, qs: list[str]) -> dict[str, Any]:
             "count_text": answer.text[:300]}  # fmt: skip
 
 
+def _commit() -> str:
+    """The checkout's commit (short), with "+" when files differ from it."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=Path(__file__).parent).stdout.strip()
+
+    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
 def _fts_count(data_dir: Path) -> int | None:
     for path in data_dir.glob("*.lexical.sqlite"):
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -150,14 +165,14 @@ def large(size: int, corpus: Path, cache: Path, qs: list[str], biggest: int) -> 
     done_file = root / "shards-ingested"
     done = int(done_file.read_text()) if done_file.exists() else 0
     files = shards(corpus, biggest, cache)[: -(-size // SHARD)]
-    result: dict[str, Any] = {"size": size, "measured": f"{datetime.now():%Y-%m-%d %H:%M}"}
+    result: dict[str, Any] = {"size": size, "measured": f"{datetime.now():%Y-%m-%d %H:%M}", "code": _commit()}
     server = ChromaServer(server_dir, port=int(port_file.read_text())).start(timeout=600)
     try:
         assert server.proc is not None
         if done < len(files):
             log(f"large {size:,}: ingest of shards {done} to {len(files) - 1} on {server.url}")
             result["ingest"] = in_child(_ingest_timed, files=[str(f) for f in files[done:]], data_dir=str(data_dir),
-                                        port=server.port)  # fmt: skip
+                                        port=server.port, done_file=str(done_file), done=done)  # fmt: skip
             done_file.write_text(str(len(files)))
         # the index re-fetches the papers written in the LEXICAL_SLACK seconds before its mark (for writers that
         # commit late): waited out here, so that the update below fetches the 1,000 new papers, not the last shard's
@@ -212,10 +227,10 @@ def large_report(kept: dict[str, dict[str, Any]]) -> list[str]:
         f"question ≤ {t['count_s']:.0f} s with the true count; serving peak RSS ≤ {t['rss_mb'] / 1024:.0f} GB; "
         f"1,000 papers added update the BM25 index in ≤ {t['update_s']:.0f} s.",
         "",
-        "| papers | ingest (shards of this row) | BM25 index: full rebuild / update for 1,000 | search p50 / p95 "
-        "(first time) | ask p50 / p95 (first time) | again: search / ask p50 | count question | cold start (first "
-        "ask) | peak RSS: serving / ingest / server | on disk (BM25 index) | measured |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| code | papers | ingest (shards of this row) | BM25 index: full rebuild / update for 1,000 "
+        "| search p50 / p95 (first time) | ask p50 / p95 (first time) | again: search / ask p50 | count question "
+        "| cold start (first ask) | peak RSS: serving / ingest / server | on disk (BM25 index) | measured |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in sorted(kept.values(), key=lambda r: r["size"]):
         q = r["questions"]
@@ -232,7 +247,8 @@ def large_report(kept: dict[str, dict[str, Any]]) -> list[str]:
         update = f"{up['lexical_s']:.1f} s" if up["added"] else "— (already added)"
         total = up["total"]
         lines.append(
-            f"| {total:,} | {ingest} | {r['rebuild']['rebuild_s']:.0f} s / {update} | {_fmt(q['search_first'])} "
+            f"| {r.get('code', '')} | {total:,} | {ingest} | {r['rebuild']['rebuild_s']:.0f} s / {update} "
+            f"| {_fmt(q['search_first'])} "
             f"| {_fmt(q['ask_first'])} | {statistics.median(q['search_again']):.0f} / "
             f"{statistics.median(q['ask_again']):.0f} ms | {q['count_s']:.2f} s: {q['count_total']:,} papers "
             f"(FTS5: {r['fts_count']:,} state the phrase) | {q['cold_s']:.1f} s | {q['peak_rss_mb']:,.0f} / "

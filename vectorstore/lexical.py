@@ -10,6 +10,7 @@ User text never reaches FTS5 as syntax: queries are reduced to quoted word token
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import sqlite3
@@ -37,6 +38,7 @@ CREATE INDEX words_by_stem ON words(stem);
 CREATE TABLE features(rowid INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE listing(rowid INTEGER PRIMARY KEY, paper_id TEXT NOT NULL, title TEXT NOT NULL, venue TEXT NOT NULL,
     year INTEGER);
+CREATE TABLE records(rowid INTEGER PRIMARY KEY, data TEXT NOT NULL);
 """
 MAX_WORD = 40  # longer tokens (hashes, URLs run together) are not vocabulary
 
@@ -68,8 +70,10 @@ def match_expression(query: str, max_terms: int = 32) -> str:
 
 
 # rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies; text features; the listing
-# (each paper's shown title, venue and year: what the Papers tab sorts and filters by, without the abstracts)
-FORMAT = "5"
+# (each paper's shown title, venue and year: what the Papers tab sorts and filters by, without the abstracts); the
+# records (each paper's stored fields and chunk offsets, so that questions read papers and chunk texts here, not
+# from Chroma, whose reads of documents cost about half a millisecond each)
+FORMAT = "6"
 
 
 def rowid_of(paper_id: str) -> int:
@@ -94,6 +98,22 @@ def _count_words(conn: sqlite3.Connection, counts: dict[str, int]) -> None:
 def _features(batch: list[tuple[Any, ...]]) -> list[tuple[int, bytes]]:
     """The reranker's text data of each row (rowid, title, abstract), derived once here rather than per query."""
     return [(r[0], encode(r[2], r[3])) for r in batch]
+
+
+def _record(p: Paper) -> tuple[int, str]:
+    """A paper's stored fields but its abstract (the papers table holds that), and its chunks' offsets."""
+    data = {"title": p.title, "title_derived": p.title_derived, "venue": p.venue, "year": p.year, "url": p.url,
+            "authors": list(p.authors), "keywords": list(p.keywords), "code_urls": list(p.code_urls),
+            "source": p.source, "spans": [list(x) for x in p.spans]}  # fmt: skip
+    return rowid_of(p.paper_id), json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _from_record(paper_id: str, abstract: str, data: str) -> Paper:
+    d = json.loads(data)
+    return Paper(paper_id=paper_id, title=d["title"], abstract=abstract, venue=d["venue"], year=d["year"],
+                 url=d["url"], authors=tuple(d["authors"]), keywords=tuple(d["keywords"]),
+                 code_urls=tuple(d["code_urls"]), title_derived=d["title_derived"], source=d["source"],
+                 spans=tuple((int(a), int(b)) for a, b in d["spans"]))  # fmt: skip
 
 
 def _listed(p: Paper) -> tuple[Any, ...]:
@@ -152,6 +172,7 @@ class LexicalIndex:
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
                 conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                 conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
+                conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
                 for row in batch:
                     counts.update(indexed_words(row[2], row[3]))
             _count_words(conn, counts)
@@ -183,6 +204,7 @@ class LexicalIndex:
                                      "VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
                     conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                     conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
+                    conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
                 n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
                 meta = [("revision", revision), ("count", str(n)), ("since", repr(since))]
                 conn.executemany("INSERT OR REPLACE INTO meta VALUES (?,?)", meta)
@@ -203,6 +225,37 @@ class LexicalIndex:
                    f"WHERE f.rowid IN ({marks})")  # fmt: skip
             for rowid, data, abstract in conn.execute(sql, batch):
                 out[rowids[rowid]] = DocText.decode(data, abstract)
+        return out
+
+    def papers(self, paper_ids: Iterable[str]) -> dict[str, Paper]:
+        """The stored records of these papers (those the index holds), as they were when indexed."""
+        conn = self._conn()
+        rowids = {rowid_of(pid): pid for pid in dict.fromkeys(paper_ids)}
+        if conn is None or not rowids:
+            return {}
+        out: dict[str, Paper] = {}
+        for batch in _batches(list(rowids), 500):
+            marks = ",".join("?" * len(batch))
+            sql = (f"SELECT r.rowid, r.data, p.abstract FROM records AS r JOIN papers AS p ON p.rowid = r.rowid "
+                   f"WHERE r.rowid IN ({marks})")  # fmt: skip
+            for rowid, data, abstract in conn.execute(sql, batch):
+                out[rowids[rowid]] = _from_record(rowids[rowid], abstract, data)
+        return out
+
+    def chunk_texts(self, chunk_ids: Iterable[str]) -> dict[str, str]:
+        """The text of these chunks (ids ``<paper id>:<position>``), cut from their abstracts by the offsets the
+        store recorded; chunks of papers without recorded offsets are left out (read them from Chroma)."""
+        wanted: dict[str, list[tuple[str, int]]] = {}
+        for cid in dict.fromkeys(chunk_ids):
+            pid, _, position = cid.rpartition(":")
+            if position.isdigit():
+                wanted.setdefault(pid, []).append((cid, int(position)))
+        out: dict[str, str] = {}
+        for pid, p in self.papers(list(wanted)).items():
+            for cid, i in wanted[pid]:
+                if i < len(p.spans):
+                    s, e = p.spans[i]
+                    out[cid] = p.abstract[s:e]
         return out
 
     # -- the vocabulary, for reading questions ---------------------------------------------------------------

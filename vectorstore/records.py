@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +35,26 @@ def where_clause(filters: Filters | None) -> dict[str, Any] | None:
     return conds[0] if len(conds) == 1 else {"$and": conds}
 
 
-def paper_metadata(p: Paper, n_chunks: int, ingested_at: float = 0.0) -> dict[str, Any]:
+def format_spans(spans: Sequence[tuple[int, int]]) -> str:
+    """Chunk offsets as stored in a paper's metadata: ``"0-512,480-900"``."""
+    return ",".join(f"{s}-{e}" for s, e in spans)
+
+
+def parse_spans(text: str, n_chunks: int, length: int) -> tuple[tuple[int, int], ...]:
+    """The chunk offsets of :func:`format_spans`, or () when they are missing, malformed, not one per chunk, or
+    outside the abstract (then a chunk's text is read from Chroma)."""
+    out = []
+    for part in text.split(",") if text else []:
+        s, sep, e = part.partition("-")
+        if not sep or not s.isdigit() or not e.isdigit() or not int(s) < int(e) <= length:
+            return ()
+        out.append((int(s), int(e)))
+    return tuple(out) if len(out) == n_chunks else ()
+
+
+def paper_metadata(
+    p: Paper, n_chunks: int, ingested_at: float = 0.0, spans: Sequence[tuple[int, int]] = ()
+) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "paper_id": p.paper_id,
         "title": p.title,
@@ -50,6 +70,8 @@ def paper_metadata(p: Paper, n_chunks: int, ingested_at: float = 0.0) -> dict[st
         "n_chunks": n_chunks,
         "ingested_at": ingested_at,  # when this record was written: derived indexes fetch what changed since
     }
+    if spans:
+        meta["spans"] = format_spans(spans)
     if p.year is not None:
         meta["year"] = p.year
     return meta
@@ -68,6 +90,7 @@ def paper_from_record(pid: str, document: str | None, meta: dict[str, Any]) -> P
         code_urls=tuple(json.loads(str(meta.get("code_urls", "[]")))),
         title_derived=bool(meta.get("title_derived", False)),
         source=str(meta.get("source", "")),
+        spans=parse_spans(str(meta.get("spans", "")), int(meta.get("n_chunks", 0) or 0), len(document or "")),
     )
 
 

@@ -251,7 +251,7 @@ class Store:
             self.papers.upsert(
                 ids=[p.paper_id for p, _, _ in part],
                 documents=[p.abstract for p, _, _ in part],
-                metadatas=[paper_metadata(p, len(c), now) for p, c, _ in part],  # type: ignore[misc]
+                metadatas=[paper_metadata(p, len(c), now, [(x.start, x.end) for x in c]) for p, c, _ in part],  # type: ignore[misc]
                 embeddings=pvecs[s : s + step],  # type: ignore[arg-type]
             )
 

@@ -39,6 +39,9 @@ class Paper:
     # precomputed chunk vectors (one vector: the whole abstract is one chunk), and the embedder that made them
     embedding: np.ndarray | None = field(default=None, repr=False, compare=False)
     embedded_with: str = field(default="", repr=False, compare=False)
+    # the chunks' (start, end) offsets in the abstract, as the store wrote them ((): not known, as in a store
+    # written before they were recorded): a chunk's text is then read from the BM25 index, not from Chroma
+    spans: tuple[tuple[int, int], ...] = field(default=(), repr=False, compare=False)
 
     @property
     def has_code(self) -> bool:
@@ -48,6 +51,7 @@ class Paper:
         d = asdict(self)
         d.pop("embedding", None)
         d.pop("embedded_with", None)
+        d.pop("spans", None)
         return d
 
 

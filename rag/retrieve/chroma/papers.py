@@ -20,7 +20,13 @@ class ChromaPapers(FreshRole):
 
     def papers(self, ids: Sequence[str]) -> dict[str, Paper]:
         """The stored records of these papers (those that exist), from the cache where possible."""
-        return self.caches.cached(self.caches.papers, ids, self.store.get_papers)
+        return self.caches.cached(self.caches.papers, ids, self._read)
+
+    def _read(self, ids: Sequence[str]) -> dict[str, Paper]:
+        """Records from the BM25 index (kept up to date with the store), and from Chroma those it lacks."""
+        found = self.fresh.call(lambda index: index.papers(ids))
+        missing = [pid for pid in ids if pid not in found]
+        return {**found, **self.store.get_papers(missing)} if missing else found
 
     def all_papers(self, most: int | None = None) -> list[Paper]:
         """Every paper in the store, by title; or the first ``most`` the store yields, by title (the same list

@@ -38,13 +38,20 @@ class ChromaVectors(FreshRole):
         """The ``n`` chunks most similar to ``text``, most similar first (the search asks Chroma for their ids and
         distances; their texts come from a per-revision cache). A chunk's id is ``<paper id>:<position>``."""
         found = self.store.nearest_chunk_ids(self.embed(text), n, where_clause(filters))
-        texts = self.caches.cached(self.caches.chunk_texts, [cid for cid, _ in found], self.store.chunk_texts)
+        texts = self.caches.cached(self.caches.chunk_texts, [cid for cid, _ in found], self._chunk_texts)
         hits = []
         for cid, similarity in found:
             if (chunk := texts.get(cid)) is not None:  # (a chunk deleted since the query is left out)
                 pid, _, pos = cid.rpartition(":")
                 hits.append(ChunkHit(pid, chunk, similarity, int(pos)))
         return hits
+
+    def _chunk_texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """Chunk texts cut from the abstracts in the BM25 index by their recorded offsets, and from Chroma those of
+        papers stored without offsets."""
+        found = self.fresh.call(lambda index: index.chunk_texts(chunk_ids))
+        missing = [cid for cid in chunk_ids if cid not in found]
+        return {**found, **self.store.chunk_texts(missing)} if missing else found
 
     def best_chunks(self, text: str, n: int, filters: Filters | None = None) -> dict[str, ChunkHit]:
         """Each paper among the ``n`` nearest chunks, with its most similar chunk."""

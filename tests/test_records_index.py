@@ -1,0 +1,107 @@
+"""Questions read papers and chunk texts from the BM25 index, not from Chroma (issue 25).
+
+Chroma reads a stored document in about half a millisecond, so the records of a question's results and the texts
+of its dense hits cost a first-time search more than everything else it reads. The store records each paper's
+chunk offsets in its metadata; the BM25 index, derived from the store, keeps each paper's fields and offsets, and
+cuts a chunk's text from the abstract. A store written before the offsets were recorded still answers the same,
+reading the chunk texts from Chroma.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from askpapers.rag.api import AskPapers
+from askpapers.vectorstore import store as store_module
+from askpapers.vectorstore.lexical import sync_lexical
+from askpapers.vectorstore.pipeline import ingest
+from askpapers.vectorstore.records import paper_metadata, parse_spans
+from askpapers.vectorstore.store import Store
+from tests.conftest import CORPUS, make_settings
+
+QUESTIONS = [
+    "Which papers use information bottleneck?",
+    "How many papers study federated learning?",
+    "graph neural networks for molecules",
+    "What is known about machine unlearning?",
+]
+
+
+def count_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Count the reads of documents from Chroma: paper records and chunk texts."""
+    calls: Counter[str] = Counter()
+
+    def counted(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def call(self: Store, *args: Any, **kwargs: Any) -> Any:
+            calls[name] += 1
+            return real(self, *args, **kwargs)
+
+        return call
+
+    for name in ("get_papers", "chunk_texts"):
+        monkeypatch.setattr(Store, name, counted(name, getattr(Store, name)))
+    return calls
+
+
+def answers(app: AskPapers) -> list[tuple[Any, ...]]:
+    out: list[tuple[Any, ...]] = []
+    for q in QUESTIONS:
+        hits = app.search(q)
+        a = app.ask(q, mode="extractive")
+        out.append((q, [(h.paper_id, h.snippet) for h in hits], a.text, a.total, [c.paper_id for c in a.citations]))
+    return out
+
+
+def test_the_index_holds_the_records_and_chunk_texts_chroma_stores(fresh_settings: Any, embedder: Any) -> None:
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    store = Store(fresh_settings.store, embedder.embedder_id, embedder.dim)
+    index = sync_lexical(store, fresh_settings.store)
+    stored = {p.paper_id: p for p in store.iter_papers()}
+    assert len(stored) == 38
+    assert any(len(p.spans) > 1 for p in stored.values()), "some abstracts have several chunks"
+    from_index = index.papers(list(stored))
+    assert from_index == stored
+    assert {pid: p.spans for pid, p in from_index.items()} == {pid: p.spans for pid, p in stored.items()}
+    chunk_ids = list(store.chunks.get(include=[])["ids"])
+    assert len(chunk_ids) > len(stored)
+    assert index.chunk_texts(chunk_ids) == store.chunk_texts(chunk_ids)
+    assert index.papers(["no-such-paper"]) == {} and index.chunk_texts(["no-such-paper:0", "bad"]) == {}
+
+
+def test_questions_read_no_document_from_chroma_and_answer_as_a_store_without_offsets(
+    tmp_path: Path, fresh_settings: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    calls = count_reads(monkeypatch)
+    app = AskPapers(fresh_settings, warm=False)
+    with_offsets = answers(app)
+    assert sum(calls.values()) == 0, f"documents read from Chroma: {dict(calls)}"
+
+    # a store written before the offsets were recorded: its chunk texts come from Chroma, and the answers are the same
+    old = make_settings(tmp_path / "old-store", collection="old")
+    with monkeypatch.context() as m:
+        m.setattr(store_module, "paper_metadata", lambda p, n, t, spans=(): paper_metadata(p, n, t))
+        ingest([CORPUS], old.store, progress=False, embedder=embedder)
+    calls.clear()
+    assert answers(AskPapers(old, warm=False)) == with_offsets
+    assert calls["chunk_texts"] > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "n_chunks", "length", "spans"),
+    [
+        ("0-10,8-20", 2, 20, ((0, 10), (8, 20))),
+        ("0-10", 2, 20, ()),  # not one per chunk
+        ("0-30", 1, 20, ()),  # past the abstract
+        ("5-5", 1, 20, ()),  # empty
+        ("a-b", 1, 20, ()),
+        ("", 0, 20, ()),
+    ],
+)
+def test_stored_offsets_are_checked(text: str, n_chunks: int, length: int, spans: tuple[tuple[int, int], ...]) -> None:
+    assert parse_spans(text, n_chunks, length) == spans

@@ -105,3 +105,37 @@ def test_questions_read_no_document_from_chroma_and_answer_as_a_store_without_of
 )
 def test_stored_offsets_are_checked(text: str, n_chunks: int, length: int, spans: tuple[tuple[int, int], ...]) -> None:
     assert parse_spans(text, n_chunks, length) == spans
+
+
+def test_venues_years_and_count_are_kept_through_updates(tmp_path: Path) -> None:
+    """The planner reads the distinct venues and years per question: they are recorded at build and kept right by
+    each update (a replaced paper can take its venue away), as is the paper count, without a scan of every row."""
+    from askpapers.vectorstore.lexical import LexicalIndex
+    from askpapers.vectorstore.types import Paper
+
+    def paper(pid: str, venue: str, year: int | None) -> Paper:
+        return Paper(paper_id=pid, title=f"Title {pid}", abstract=f"We study topic {pid} in depth.", venue=venue,
+                     year=year)  # fmt: skip
+
+    def scanned(index: LexicalIndex) -> tuple[list[str], list[int], int]:
+        conn = index._conn()
+        assert conn is not None
+        venues = sorted({v for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v})
+        years = sorted({int(y) for (y,) in conn.execute("SELECT DISTINCT year FROM papers") if y not in (None, "")})
+        return venues, years[::-1], int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
+
+    index = LexicalIndex(tmp_path / "x.lexical.sqlite")
+    assert index.rebuild([paper("a", "ICML", 2024), paper("b", "ICLR", 2023), paper("c", "", None)], "r1") == 3
+    assert (index.venues(), index.years(), index.size()) == (["ICLR", "ICML"], [2024, 2023], 3) == scanned(index)
+    assert index.update([paper("d", "NeurIPS", 2025)], "r2", since=1.0) == 4
+    assert (index.venues(), index.years(), index.size()) == (["ICLR", "ICML", "NeurIPS"], [2025, 2024, 2023], 4)
+    assert scanned(index) == (index.venues(), index.years(), index.size())
+    # "b" moves from ICLR 2023 to ICML 2024: ICLR and 2023 are gone
+    assert index.update([paper("b", "ICML", 2024)], "r3", since=2.0) == 4
+    assert (index.venues(), index.years(), index.size()) == (["ICML", "NeurIPS"], [2025, 2024], 4) == scanned(index)
+    conn = index._conn()
+    assert conn is not None  # (read from the meta rows, not by a scan)
+    assert dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('venues', 'years')").fetchall()) == {
+        "venues": '["ICML", "NeurIPS"]',
+        "years": "[2024, 2025]",
+    }

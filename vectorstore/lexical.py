@@ -166,8 +166,12 @@ class LexicalIndex:
         try:
             conn.executescript(_SCHEMA)
             counts: Counter[str] = Counter()
+            venues: set[str] = set()
+            years: set[int] = set()
             for chunk in _batches(papers, 2000):
                 batch = [_row(p) for p in chunk]
+                venues.update(p.venue for p in chunk if p.venue)
+                years.update(p.year for p in chunk if p.year is not None)
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
                 conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
@@ -177,7 +181,8 @@ class LexicalIndex:
                     counts.update(indexed_words(row[2], row[3]))
             _count_words(conn, counts)
             n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
-            meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), ("format", FORMAT)]
+            meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), ("format", FORMAT),
+                    *_facets_meta(venues, years)]  # fmt: skip
             conn.executemany("INSERT INTO meta VALUES (?,?)", meta)
             conn.commit()
         finally:
@@ -190,6 +195,11 @@ class LexicalIndex:
         conn = sqlite3.connect(self.path, timeout=30)
         try:
             with conn:
+                meta_now = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+                known = meta_now.get("count", "")
+                n = int(known) if known.isdigit() else int(conn.execute("SELECT count(*) FROM listing").fetchone()[0])
+                venues, years = _facets_of(meta_now)
+                replaced = False
                 for chunk in _batches(papers, 2000):
                     batch = [_row(p) for p in chunk]
                     counts: Counter[str] = Counter()
@@ -197,7 +207,13 @@ class LexicalIndex:
                         old = conn.execute("SELECT title, abstract FROM papers WHERE rowid = ?", (r[0],)).fetchone()
                         if old is not None:
                             counts.subtract(indexed_words(old[0], old[1]))
+                            replaced = True
+                        else:
+                            n += 1
                         counts.update(indexed_words(r[2], r[3]))
+                    if venues is not None and years is not None:
+                        venues.update(p.venue for p in chunk if p.venue)
+                        years.update(p.year for p in chunk if p.year is not None)
                     _count_words(conn, counts)
                     conn.executemany("DELETE FROM papers WHERE rowid = ?", [(r[0],) for r in batch])
                     conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "
@@ -205,8 +221,13 @@ class LexicalIndex:
                     conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                     conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                     conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
-                n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
-                meta = [("revision", revision), ("count", str(n)), ("since", repr(since))]
+                # (a replaced paper may have taken the last paper of its venue or year away: counted again then)
+                if replaced or venues is None or years is None:
+                    venues = {str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM listing") if v}
+                    years = {
+                        y for (v,) in conn.execute("SELECT DISTINCT year FROM listing") if (y := _year(v)) is not None
+                    }
+                meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), *_facets_meta(venues, years)]
                 conn.executemany("INSERT OR REPLACE INTO meta VALUES (?,?)", meta)
         finally:
             conn.close()
@@ -309,15 +330,20 @@ class LexicalIndex:
         conn = self._conn()
         if conn is None:
             return []
-        return sorted(str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v)
+        venues, _ = _facets_of(dict(conn.execute("SELECT key, value FROM meta WHERE key = 'venues'").fetchall()))
+        if venues is None:  # (an index written before they were recorded)
+            venues = {str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v}
+        return sorted(venues)
 
     def years(self) -> list[int]:
         """The distinct years of the indexed papers, newest first."""
         conn = self._conn()
         if conn is None:
             return []
-        found = {_year(y) for (y,) in conn.execute("SELECT DISTINCT year FROM papers")}
-        return sorted((y for y in found if y is not None), reverse=True)
+        _, years = _facets_of(dict(conn.execute("SELECT key, value FROM meta WHERE key = 'years'").fetchall()))
+        if years is None:  # (an index written before they were recorded)
+            years = {y for (v,) in conn.execute("SELECT DISTINCT year FROM papers") if (y := _year(v)) is not None}
+        return sorted(years, reverse=True)
 
     def listing(self) -> list[Listed]:
         """Every paper's id, title (as shown: derived when it had none), venue and year, in row order (from the
@@ -405,6 +431,19 @@ class LexicalIndex:
         marks = ",".join("?" * len(ranked))
         ids = dict(conn.execute(f"SELECT rowid, paper_id FROM papers WHERE rowid IN ({marks})", [r for r, _ in ranked]))
         return [(str(ids[r]), -float(s)) for r, s in ranked if r in ids]
+
+
+def _facets_meta(venues: set[str], years: set[int]) -> list[tuple[str, str]]:
+    """The distinct venues and years, as meta rows (read per question by the planner: a ``DISTINCT`` over every
+    row took a second at 200k papers)."""
+    return [("venues", json.dumps(sorted(venues), ensure_ascii=False)), ("years", json.dumps(sorted(years)))]
+
+
+def _facets_of(meta: dict[str, str]) -> tuple[set[str] | None, set[int] | None]:
+    """The venues and years recorded in ``meta`` (None for either one not recorded)."""
+    venues = set(json.loads(meta["venues"])) if "venues" in meta else None
+    years = {int(y) for y in json.loads(meta["years"])} if "years" in meta else None
+    return venues, years
 
 
 def _year(value: object) -> int | None:

@@ -139,3 +139,38 @@ def test_venues_years_and_count_are_kept_through_updates(tmp_path: Path) -> None
         "venues": '["ICML", "NeurIPS"]',
         "years": "[2024, 2025]",
     }
+
+
+def test_adding_papers_reads_only_their_records(
+    tmp_path: Path, fresh_settings: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ingest reads the stored records of the papers it was given, not of every paper in the store (at 200k
+    papers that read took a minute for a thousand new ones); every record only when a derived title must be made
+    unique among them."""
+    import json
+
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    scans: list[int] = []
+    real = Store.stored
+
+    def stored(self: Store, ids: Any = None) -> Any:
+        if ids is None:
+            scans.append(1)
+        return real(self, ids)
+
+    monkeypatch.setattr(Store, "stored", stored)
+    again = ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    assert (again.unchanged, again.added, scans) == (38, 0, [])
+    titled = tmp_path / "titled.jsonl"
+    records = [{"id": f"n{i}", "title": f"New paper {i}", "abstract": f"We study topic {i} with a new method."}
+               for i in range(2)]  # fmt: skip
+    titled.write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = ingest([titled], fresh_settings.store, progress=False, embedder=embedder)
+    assert (report.added, report.total_papers, scans) == (2, 40, [])
+    untitled = tmp_path / "untitled.jsonl"
+    untitled.write_text(json.dumps({"id": "u1", "abstract": "We study topic 0 with a new method and report results."})
+                        + "\n")  # fmt: skip
+    report = ingest([untitled], fresh_settings.store, progress=False, embedder=embedder)
+    assert (report.added, scans) == (1, [1])
+    titles = [p.title.lower() for p in Store(fresh_settings.store, embedder.embedder_id, embedder.dim).iter_papers()]
+    assert len(titles) == len(set(titles)) == 41

@@ -229,9 +229,13 @@ Titler = Callable[[Sequence[Paper]], Sequence[str | None]]
 
 
 def _to_write(
-    papers: list[Paper], existing: dict[str, StoredPaper], report: IngestReport, titler: Titler | None = None
-) -> list[Paper]:
-    """The papers that are new or changed (counted in ``report``), with derived titles unique in the store."""
+    papers: list[Paper], existing: dict[str, StoredPaper], report: IngestReport, titler: Titler | None = None,
+    every: Callable[[], dict[str, StoredPaper]] | None = None,
+) -> list[Paper]:  # fmt: skip
+    """The papers that are new or changed (counted in ``report``), with derived titles unique in the store.
+
+    ``existing`` holds at least the stored records of ``papers``; ``every``, if given, reads every stored record
+    (the titles a derived title must not repeat), only when some paper to write has a derived title."""
     todo: list[Paper] = []
     for p in papers:
         old = existing.get(p.paper_id)
@@ -249,6 +253,8 @@ def _to_write(
             if title:
                 todo[i] = replace(todo[i], title=title)
     todo_ids = {p.paper_id for p in todo}
+    if every is not None and any(p.title_derived for p in todo):
+        existing = every()
     taken = {s.title.lower() for pid, s in existing.items() if pid not in todo_ids}
     fixed = unique_titles(((p.paper_id, p.title) for p in todo if p.title_derived), taken=taken)
     return [replace(p, title=fixed[p.paper_id]) if p.paper_id in fixed else p for p in todo]
@@ -321,8 +327,8 @@ def ingest(
     embedder = embedder or get_embedder()
     with RUNNING.one(), ingest_lock(settings):
         store = Store(settings, embedder.embedder_id, embedder.dim)
-        existing = store.stored()
-        todo = _to_write(parsed.papers, existing, report, titler)
+        existing = store.stored([p.paper_id for p in parsed.papers])
+        todo = _to_write(parsed.papers, existing, report, titler, every=store.stored)
         old_counts = {pid: s.n_chunks for pid, s in existing.items()}
         _write(store, todo, old_counts, embedder, settings, report, progress, on_progress)
         if not todo and not lexical_path(settings).exists():

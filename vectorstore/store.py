@@ -75,13 +75,26 @@ class Store:
     def count(self) -> int:
         return int(self.papers.count())
 
-    def stored(self) -> dict[str, StoredPaper]:
-        """Every committed paper's content hash, chunk count and title."""
+    def stored(self, ids: Sequence[str] | None = None) -> dict[str, StoredPaper]:
+        """Every committed paper's content hash, chunk count and title; with ``ids``, those of these papers only
+        (read by id, a page at a time: adding a thousand papers to a large store reads a thousand records)."""
         out: dict[str, StoredPaper] = {}
-        for ids, _docs, metas in self._pages(self.papers, include=["metadatas"]):
-            for pid, m in zip(ids, metas, strict=True):
+        if ids is None:
+            pages: Iterator[tuple[list[str], list[Any], list[dict[str, Any]]]] = self._pages(
+                self.papers, include=["metadatas"]
+            )
+        else:
+            pages = self._pages_of(list(dict.fromkeys(ids)))
+        for found, _docs, metas in pages:
+            for pid, m in zip(found, metas, strict=True):
                 out[pid] = StoredPaper(str(m.get("hash", "")), int(m.get("n_chunks", 0)), str(m.get("title", "")))
         return out
+
+    def _pages_of(self, ids: list[str]) -> Iterator[tuple[list[str], list[Any], list[dict[str, Any]]]]:
+        for start in range(0, len(ids), PAGE):
+            res = self.papers.get(ids=ids[start : start + PAGE], include=["metadatas"])
+            found = res["ids"]
+            yield found, [None] * len(found), [dict(m or {}) for m in (res.get("metadatas") or [{}] * len(found))]
 
     def iter_papers(self, since: float | None = None) -> Iterator[Paper]:
         """Every paper, or those written at or after ``since`` (a time.time() value)."""

@@ -27,9 +27,8 @@ from askpapers.rag.answerers.followup import FollowUps, previous_questions
 from askpapers.rag.read import inputs
 from askpapers.rag.read.cues import REQUEST_WORDS
 from askpapers.rag.read.inputs import clean_question, missing_ids
-from askpapers.rag.read.lexicon import CorpusLexicon
+from askpapers.rag.read.lexicon import CorpusLexicon, zipf
 from askpapers.rag.read.reader import QueryReader, RuleReader
-from askpapers.rag.read.topicality import zipf
 from askpapers.rag.report.catalogue import Catalogue, PaperPage
 from askpapers.rag.report.examples import MOST_READ, example_questions
 from askpapers.rag.report.results import search_hits, search_query

@@ -52,6 +52,19 @@ class Lexicon(Protocol):
 
 
 @lru_cache(maxsize=1)
+def _zipf() -> object:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency
+
+
+def zipf(word: str) -> float:
+    """The word's frequency in general English on the Zipf scale (3: once per million words; 0: unknown)."""
+    fn = _zipf()
+    return float(fn(word, "en"))  # type: ignore[operator]
+
+
+@lru_cache(maxsize=1)
 def english_words() -> frozenset[str]:
     """Whole English words of the embedder's WordPiece vocabulary (about 21,000): the planner's dictionary."""
     with (MODEL_DIR / "vocab.txt").open(encoding="utf-8") as fh:

@@ -30,7 +30,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.read.lexicon import Lexicon, zipf
 from askpapers.vectorstore.text import STOPWORDS
 
 FEATURES = [
@@ -45,19 +45,6 @@ MIN_PAPERS = 30  # in a smaller store a unit's share of the papers says nothing:
 
 def model_path() -> Path:
     return Path(str(resources.files("askpapers.rag") / "ranker" / "topicality.json"))
-
-
-@lru_cache(maxsize=1)
-def _zipf() -> object:
-    from wordfreq import zipf_frequency
-
-    return zipf_frequency
-
-
-def zipf(word: str) -> float:
-    """The word's frequency in general English on the Zipf scale (3: once per million words; 0: unknown)."""
-    fn = _zipf()
-    return float(fn(word, "en"))  # type: ignore[operator]
 
 
 def content_words(phrase: str) -> list[str]:

@@ -695,3 +695,32 @@ def test_a_request_verb_typed_before_the_topic_only_ranks_when_the_corpus_knows_
     assert [f.alternatives for f in p.facets if not f.optional] == [("researching",), ("jailbreaks",)], p.facets
     p = plan("Which papers are about weather forecasting?", lex)
     assert ("weather",) in [f.alternatives for f in p.facets if not f.optional], p.facets
+
+
+def test_a_phrasal_particle_heads_no_term() -> None:
+    """ "…, to get up to speed": a corpus that states "speed up" must not read "up to speed" as that term (an "X to
+    Y" read as "Y X", as "robustness to noise" is "noise robustness"), which then gated the answer. "policies for
+    robots" is still "robot policies"."""
+    lex = docs_lexicon([*DOCS, "We speed up training.", "Methods to speed up inference.", "A speed up of sampling."])
+    p = plan("Papers about jailbreaks, to get up to speed", lex)
+    assert "speed up" not in [a.lower() for f in p.facets for a in f.alternatives], p.facets
+    assert [f.alternatives for f in p.facets if not f.optional] == [("jailbreaks",)], p.facets
+    lex = docs_lexicon([*DOCS, *(f"Robot policies for task {i}." for i in range(3))])
+    assert facets(plan("Which papers study policies for robots?", lex, weigh=False)) == [["robots policies"]]
+
+
+@pytest.mark.parametrize("q", ["hmm, jailbreaks... any papers?", "umm, jailbreaks?", "jailbreaks, erm, anything?"])
+def test_an_alternative_no_paper_uses_a_word_of_is_left_out(q: str) -> None:
+    """ "hmm, X… any papers?": the comma read "hmm" as an alternative of X ("hmm" or X), and papers near "hmm" by
+    meaning joined the answer. No paper uses a word of it, so it is left out; a facet of its own stays as typed."""
+    assert facets(read(q)) == [["jailbreaks"]]
+    assert ["weather"] in facets(read("Which papers use weather forecasting?"))
+
+
+def test_a_real_english_word_is_not_corrected() -> None:
+    """ "pointers" is in neither the corpus nor the embedder's vocabulary, but it is common English: it is not
+    "corrected" to a corpus word, which then gated the answer. A misspelling is still corrected."""
+    lex = docs_lexicon([*DOCS, "Pointer networks for routing.", "A pointer network decodes.", "Pointer generator."])
+    p = plan("hey there, got any pointers to jailbreak research?", lex)
+    assert p.corrections == [] and [f.alternatives for f in p.facets if not f.optional] == [("jailbreak",)]
+    assert plan("papers on jailbrekas", lex).corrections == [("jailbrekas", "jailbreaks")]

@@ -65,6 +65,9 @@ BOTH_CUES = frozenset({"both", "combine", "combines", "combining", "combined", "
 ANAPHORA = frozenset({"those", "these", "them", "ones", "above", "aforementioned", "previous", "latter", "former"})
 # a conjunction that opens a clause of its own ("…, if any", "unless you have them"): the topic ends before it
 SUBORDINATORS = frozenset({"if", "unless", "whether", "because", "although", "though"})
+# a particle of a phrasal verb ("get *up* to speed", "catch *up* on", "figure *out*"): it never heads a term, so
+# "X to Y" is not read as the term "Y X" when X is one ("up to speed" is not "speed up")
+PARTICLES = frozenset({"up", "down", "out", "off", "away", "back", "along"})
 DEMONSTRATIVES = frozenset({"this", "these", "those"})  # ("that" is as often a relative pronoun: "papers that use X")
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
 OVERVIEW_WORDS = {

@@ -20,6 +20,9 @@ from askpapers.vectorstore.embed import MODEL_DIR
 from askpapers.vectorstore.text import same_term, spelled, stem
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
+# a word at least this frequent in general English (wordfreq's Zipf scale: once per million words) is a real word,
+# never a misspelling to correct, even when neither the corpus nor the embedder's vocabulary has it ("pointers")
+KNOWN_ZIPF = 3.0
 
 
 class Lexicon(Protocol):
@@ -163,7 +166,7 @@ class CorpusLexicon:
         return [w for w, _ in sorted(words, key=lambda x: -x[1]) if same_term(word, w)]
 
     def known(self, word: str) -> bool:
-        return word in self.extra or word in english_words() or self.df(word) > 0
+        return word in self.extra or word in english_words() or self.df(word) > 0 or zipf(word) >= KNOWN_ZIPF
 
     def correct(self, word: str) -> str | None:
         self._fresh()

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence, Set
 from dataclasses import replace
 
-from askpapers.rag.read.cues import GENERIC_HEADS, LINKS, NAME_HEADS, RELATIONAL_VERBS, is_acronym
+from askpapers.rag.read.cues import GENERIC_HEADS, LINKS, NAME_HEADS, PARTICLES, RELATIONAL_VERBS, is_acronym
 from askpapers.rag.read.expand import build, head_forms
 from askpapers.rag.read.lexicon import Lexicon, english_words
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
@@ -36,6 +36,8 @@ def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bo
     all in capitals (so capitals mark no acronym)."""
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
+    # an alternative of which no paper uses a single word ("hmm, X… any papers?" read "hmm" or X) is left out
+    groups = [[u for u in g if not _unknown(u, lexicon)] or g for g in groups]
     for group in [d for g in groups for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
             facets += [build(g, lexicon) for g in named]
@@ -55,6 +57,12 @@ def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bo
     if weigh:
         facets = _weigh(facets, lexicon, cut_from)
     return facets
+
+
+def _unknown(unit: Unit, lexicon: Lexicon) -> bool:
+    """A unit no word of which any paper uses (not an acronym the question defines)."""
+    words = [w for w in unit.words if w not in STOPWORDS]
+    return bool(words) and not unit.alias and all(lexicon.df(w) == 0 for w in words)
 
 
 def _generic(facet: Facet, lexicon: Lexicon) -> bool:
@@ -125,7 +133,7 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
                 continue
             alone = (len(out) < 2 or out[-2] != "or") and (at + 1 >= len(items) or items[at + 1] != "or")
             if (alone and len(left.words) == len(item.words) == 1 and not left.alias and not item.alias
-                    and links[-1] in LINKS
+                    and links[-1] in LINKS and left.words[0] not in PARTICLES
                     and lexicon.phrase_df(f"{item.words[0]} {left.words[0]}") >= MIN_TERM_PAPERS):  # fmt: skip
                 # "policies for robots" is "robot policies" (not in "safety or alignment of LLMs": the link joins all)
                 out[-1] = Unit([*item.words, *left.words], [*item.shown, *left.shown])

@@ -710,9 +710,9 @@ def test_a_phrasal_particle_heads_no_term() -> None:
 
 
 @pytest.mark.parametrize("q", ["hmm, jailbreaks... any papers?", "umm, jailbreaks?", "jailbreaks, erm, anything?"])
-def test_an_alternative_no_paper_uses_a_word_of_is_left_out(q: str) -> None:
+def test_an_interjection_is_no_alternative_of_the_topic(q: str) -> None:
     """ "hmm, X… any papers?": the comma read "hmm" as an alternative of X ("hmm" or X), and papers near "hmm" by
-    meaning joined the answer. No paper uses a word of it, so it is left out; a facet of its own stays as typed."""
+    meaning joined the answer. An interjection is a word of the request, never a topic."""
     assert facets(read(q)) == [["jailbreaks"]]
     assert ["weather"] in facets(read("Which papers use weather forecasting?"))
 

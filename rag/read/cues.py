@@ -35,8 +35,9 @@ REQUEST_WORDS = frozenset(
     types sort sorts can could would should does do did is are was were be been any some all every but also
     among amongst however especially particularly specifically mainly build builds building built rely relies
     relying extend extends extending employ adopt adopts adopting utilizing
+    hmm hm hmmm umm um uh uhm erm er ah oh
     """.split()  # noqa: SIM905
-)
+)  # (the last line: interjections, "hmm, X... any papers?", which a comma had made an alternative of X)
 LINKS = frozenset(
     {
         "for", "in", "with", "on", "to", "via", "of", "under", "across", "into", "towards", "toward", "against", "over",

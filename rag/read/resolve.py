@@ -36,8 +36,6 @@ def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bo
     all in capitals (so capitals mark no acronym)."""
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
-    # an alternative of which no paper uses a single word ("hmm, X… any papers?" read "hmm" or X) is left out
-    groups = [[u for u in g if not _unknown(u, lexicon)] or g for g in groups]
     for group in [d for g in groups for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
             facets += [build(g, lexicon) for g in named]
@@ -57,12 +55,6 @@ def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bo
     if weigh:
         facets = _weigh(facets, lexicon, cut_from)
     return facets
-
-
-def _unknown(unit: Unit, lexicon: Lexicon) -> bool:
-    """A unit no word of which any paper uses (not an acronym the question defines)."""
-    words = [w for w in unit.words if w not in STOPWORDS]
-    return bool(words) and not unit.alias and all(lexicon.df(w) == 0 for w in words)
 
 
 def _generic(facet: Facet, lexicon: Lexicon) -> bool:

@@ -42,13 +42,16 @@ def small(settings: Any, **ui: Any) -> Any:
 
 
 class Reads:
-    """Records, vectors and full scans read from one facade's store, counted as they come back."""
+    """Records, vectors and full scans read from one facade's store, counted as they come back. Records are read
+    from the BM25 index, and from Chroma those it lacks: both count, as ``get_papers``."""
 
     def __init__(self, app: AskPapers) -> None:
         self.counts: Counter[str] = Counter()
         store = app.store_index.store
-        for name in ("get_papers", "paper_vectors", "chunk_vectors"):
+        for name in ("paper_vectors", "chunk_vectors"):
             setattr(store, name, self._counted(name, getattr(store, name)))
+        records = app.store_index.records
+        records._read = self._counted("get_papers", records._read)  # type: ignore[method-assign]
         every = store.iter_papers
 
         def iter_papers(*args: Any, **kwargs: Any) -> Iterator[Any]:

@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,10 +223,7 @@ class LexicalIndex:
                     conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
                 # (a replaced paper may have taken the last paper of its venue or year away: counted again then)
                 if replaced or venues is None or years is None:
-                    venues = {str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM listing") if v}
-                    years = {
-                        y for (v,) in conn.execute("SELECT DISTINCT year FROM listing") if (y := _year(v)) is not None
-                    }
+                    venues, years = _scanned_facets(conn)
                 meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), *_facets_meta(venues, years)]
                 conn.executemany("INSERT OR REPLACE INTO meta VALUES (?,?)", meta)
         finally:
@@ -235,33 +232,29 @@ class LexicalIndex:
 
     def doc_texts(self, paper_ids: Iterable[str]) -> dict[str, DocText]:
         """The reranker's text data of these papers (those the index holds), as stored when they were indexed."""
-        conn = self._conn()
-        rowids = {rowid_of(pid): pid for pid in dict.fromkeys(paper_ids)}
-        if conn is None or not rowids:
-            return {}
-        out: dict[str, DocText] = {}
-        for batch in _batches(list(rowids), 500):
-            marks = ",".join("?" * len(batch))
-            sql = (f"SELECT f.rowid, f.data, p.abstract FROM features AS f JOIN papers AS p ON p.rowid = f.rowid "
-                   f"WHERE f.rowid IN ({marks})")  # fmt: skip
-            for rowid, data, abstract in conn.execute(sql, batch):
-                out[rowids[rowid]] = DocText.decode(data, abstract)
-        return out
+        return {
+            pid: DocText.decode(data, abstract) for pid, data, abstract in self._with_abstract("features", paper_ids)
+        }
 
     def papers(self, paper_ids: Iterable[str]) -> dict[str, Paper]:
         """The stored records of these papers (those the index holds), as they were when indexed."""
+        return {
+            pid: _from_record(pid, abstract, data) for pid, data, abstract in self._with_abstract("records", paper_ids)
+        }
+
+    def _with_abstract(self, table: str, paper_ids: Iterable[str]) -> Iterator[tuple[str, Any, str]]:
+        """(paper id, data, abstract) of these papers' rows of ``table`` (features or records; a name from this
+        module, never user text), read 500 rows a query."""
         conn = self._conn()
         rowids = {rowid_of(pid): pid for pid in dict.fromkeys(paper_ids)}
         if conn is None or not rowids:
-            return {}
-        out: dict[str, Paper] = {}
+            return
         for batch in _batches(list(rowids), 500):
             marks = ",".join("?" * len(batch))
-            sql = (f"SELECT r.rowid, r.data, p.abstract FROM records AS r JOIN papers AS p ON p.rowid = r.rowid "
-                   f"WHERE r.rowid IN ({marks})")  # fmt: skip
+            sql = (f"SELECT t.rowid, t.data, p.abstract FROM {table} AS t JOIN papers AS p ON p.rowid = t.rowid "
+                   f"WHERE t.rowid IN ({marks})")  # fmt: skip
             for rowid, data, abstract in conn.execute(sql, batch):
-                out[rowids[rowid]] = _from_record(rowids[rowid], abstract, data)
-        return out
+                yield rowids[rowid], data, abstract
 
     def chunk_texts(self, chunk_ids: Iterable[str]) -> dict[str, str]:
         """The text of these chunks (ids ``<paper id>:<position>``), cut from their abstracts by the offsets the
@@ -332,7 +325,7 @@ class LexicalIndex:
             return []
         venues, _ = _facets_of(dict(conn.execute("SELECT key, value FROM meta WHERE key = 'venues'").fetchall()))
         if venues is None:  # (an index written before they were recorded)
-            venues = {str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM papers") if v}
+            venues, _ = _scanned_facets(conn)
         return sorted(venues)
 
     def years(self) -> list[int]:
@@ -342,7 +335,7 @@ class LexicalIndex:
             return []
         _, years = _facets_of(dict(conn.execute("SELECT key, value FROM meta WHERE key = 'years'").fetchall()))
         if years is None:  # (an index written before they were recorded)
-            years = {y for (v,) in conn.execute("SELECT DISTINCT year FROM papers") if (y := _year(v)) is not None}
+            _, years = _scanned_facets(conn)
         return sorted(years, reverse=True)
 
     def listing(self) -> list[Listed]:
@@ -437,6 +430,13 @@ def _facets_meta(venues: set[str], years: set[int]) -> list[tuple[str, str]]:
     """The distinct venues and years, as meta rows (read per question by the planner: a ``DISTINCT`` over every
     row took a second at 200k papers)."""
     return [("venues", json.dumps(sorted(venues), ensure_ascii=False)), ("years", json.dumps(sorted(years)))]
+
+
+def _scanned_facets(conn: sqlite3.Connection) -> tuple[set[str], set[int]]:
+    """The distinct venues and years, by a scan of the listing (every row)."""
+    venues = {str(v) for (v,) in conn.execute("SELECT DISTINCT venue FROM listing") if v}
+    years = {y for (v,) in conn.execute("SELECT DISTINCT year FROM listing") if (y := _year(v)) is not None}
+    return venues, years
 
 
 def _facets_of(meta: dict[str, str]) -> tuple[set[str] | None, set[int] | None]:

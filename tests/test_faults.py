@@ -251,3 +251,59 @@ def test_writes_and_other_errors_are_not_retried() -> None:
     with pytest.raises(StoreError, match="exactly one operator"):
         _guarded(bad, slept).query(query_embeddings=[[0.0]])
     assert bad.calls == 1 and slept == []
+
+
+class _HalfCommitted:
+    """A collection in which some records' vectors stay unreadable (another process's uncommitted batch): a
+    ``get`` of embeddings naming any of them fails with Chroma's InternalError, as an embedded store does."""
+
+    def __init__(self, vectors: dict[str, list[float]], unreadable: set[str], error: Exception) -> None:
+        self.vectors, self.unreadable, self.error, self.calls = vectors, unreadable, error, 0
+
+    def get(self, ids: list[str] | None = None, where: Any = None, include: Any = None) -> dict[str, Any]:
+        self.calls += 1
+        if where is not None:
+            ids = [i for i in self.vectors if i.rpartition(":")[0] in where["paper_id"]["$in"]]
+        wanted = [i for i in ids or [] if i in self.vectors]
+        if set(wanted) & self.unreadable:
+            raise self.error
+        return {"ids": wanted, "embeddings": [self.vectors[i] for i in wanted]}
+
+
+def test_vectors_of_papers_another_process_is_still_writing_are_left_out_not_a_failed_question() -> None:
+    """CI's `ask` during two ingests: one unreadable vector failed the batched read of a hundred (after its
+    retries) and so the question. The read is split; every readable vector comes back, the others are left out."""
+    from chromadb.errors import InternalError
+
+    from askpapers.vectorstore.chroma_client import READ_RETRY_PAUSES, Guarded
+    from askpapers.vectorstore.config import StoreSettings
+    from askpapers.vectorstore.store import Store
+
+    error = InternalError("Error executing plan: Internal error: Error finding id")
+    ids = [f"p{i}" for i in range(100)]
+    writing = {"p7", "p61"}
+    papers = _HalfCommitted({p: [float(i), 1.0] for i, p in enumerate(ids)}, writing, error)
+    chunks = _HalfCommitted({f"{p}:{j}": [float(j), 0.0] for p in ids for j in range(5 if p == "p3" else 1)},
+                            {"p61:0"}, error)  # fmt: skip
+    slept: list[float] = []
+    settings = StoreSettings(data_dir=Path("/nonexistent"))
+    store = Store.__new__(Store)
+    store.papers = Guarded(papers, settings, sleep=slept.append)
+    store.chunks = Guarded(chunks, settings, sleep=slept.append)
+
+    vectors = store.paper_vectors(ids)
+    assert set(vectors) == set(ids) - writing
+    assert vectors["p8"].tolist() == [8.0, 1.0]
+    # the batched read was retried as before, then split without pauses: far fewer reads than one per paper
+    assert slept == list(READ_RETRY_PAUSES)
+    assert papers.calls - (len(READ_RETRY_PAUSES) + 1) <= 2 * len(writing) * 7 and store.papers.left_out == 2
+
+    by_paper = store.chunk_vectors(ids)
+    assert set(by_paper) == set(ids) - {"p61"}
+    assert len(by_paper["p3"]) == 5  # the paper with more chunks than are guessed is read whole
+    assert [row[0] for row in by_paper["p3"]] == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+    # any other error still fails the read at once
+    papers.error = ValueError("Expected where to have exactly one operator")
+    with pytest.raises(StoreError, match="exactly one operator"):
+        store.paper_vectors(ids)

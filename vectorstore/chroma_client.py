@@ -4,12 +4,15 @@ removed, and a read that meets a concurrent writer's half-done commit is retried
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from askpapers.vectorstore.config import StoreSettings
 from askpapers.vectorstore.errors import StoreError
+
+log = logging.getLogger("askpapers")
 
 
 def connect(settings: StoreSettings) -> Any:
@@ -66,17 +69,57 @@ class Guarded:
     is injectable so that tests count the retries instead of waiting.
     """
 
-    def __init__(self, target: Any, settings: StoreSettings, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self, target: Any, settings: StoreSettings, sleep: Callable[[float], None] = time.sleep, retry: bool = True
+    ) -> None:
         self._target = target
         self._settings = settings
         self._sleep = sleep
+        self._retry = retry
         self.retries = 0  # reads retried so far (a count for tests and logs)
+        self.left_out = 0  # keys a split read left out (see readable)
+
+    def readable(self, keys: Sequence[str], read: Callable[[Any, list[str]], Any]) -> list[Any]:
+        """``read(collection, keys)`` as one read, or, if it keeps meeting a concurrent writer, as several.
+
+        An embedded store's vectors for a batch another process has not finished committing stay unreadable in
+        this process for longer than the retries wait (until that writer's index is saved): one such key fails
+        a whole batched read. Then the keys are halved, without further pauses, until the reads that can be
+        answered are, and the keys that cannot are left out (so many reads as twice the unreadable keys times
+        the halvings). A reader shows the papers it can read now, rather than failing the question.
+        """
+        wanted = list(keys)
+        try:
+            return [read(self, wanted)]
+        except StoreError as e:
+            if e.__cause__ is None or not _transient(e.__cause__):
+                raise
+        once = Guarded(self._target, self._settings, self._sleep, retry=False)
+        results: list[Any] = []
+        todo, left_out = [wanted], 0
+        while todo:
+            part = todo.pop()
+            try:
+                results.append(read(once, part))
+            except StoreError as e:
+                if e.__cause__ is None or not _transient(e.__cause__):
+                    raise
+                if len(part) == 1:
+                    left_out += 1
+                else:
+                    todo += [part[len(part) // 2 :], part[: len(part) // 2]]
+        self.left_out += left_out
+        log.warning(
+            "askpapers: %d of %d records are being written by another process and are left out until it commits",
+            left_out, len(wanted),
+        )  # fmt: skip
+        return results
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._target, name)
         if not callable(attr):
             return attr
-        pauses = READ_RETRY_PAUSES if name in READS else ()
+        pauses = READ_RETRY_PAUSES if name in READS and self._retry else ()
 
         def call(*args: Any, **kwargs: Any) -> Any:
             for attempt in range(len(pauses) + 1):

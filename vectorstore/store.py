@@ -116,11 +116,12 @@ class Store:
     def paper_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not ids:
             return {}
-        res = self.papers.get(ids=list(ids), include=["embeddings"])
-        embs = res.get("embeddings")
-        if embs is None:
-            return {}
-        return {pid: np.asarray(e, dtype=np.float32) for pid, e in zip(res["ids"], embs, strict=True)}
+        out: dict[str, np.ndarray] = {}
+        for res in self.papers.readable(ids, lambda papers, part: papers.get(ids=part, include=["embeddings"])):
+            embs = res.get("embeddings")
+            if embs is not None:
+                out.update((pid, np.asarray(e, dtype=np.float32)) for pid, e in zip(res["ids"], embs, strict=True))
+        return out
 
     def chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Every chunk embedding of each paper (rows in chunk order), for the papers that have chunks."""
@@ -132,15 +133,17 @@ class Store:
         # them are read again by their paper_id, for the rest (a metadata filter: three times slower at 50k papers)
         wanted = list(dict.fromkeys(ids))
         guessed = [f"{pid}:{i}" for pid in wanted for i in range(GUESSED_CHUNKS)]
-        res = self.chunks.get(ids=guessed, include=["embeddings"])
         rows: dict[str, list[tuple[int, Any]]] = {}
-        self._chunk_rows(res, rows)
+        for res in self.chunks.readable(guessed, lambda chunks, part: chunks.get(ids=part, include=["embeddings"])):
+            self._chunk_rows(res, rows)
         more = [pid for pid, r in rows.items() if len(r) >= GUESSED_CHUNKS]
         if more:
-            res = self.chunks.get(where={"paper_id": {"$in": more}}, include=["embeddings"])
             for pid in more:
                 del rows[pid]
-            self._chunk_rows(res, rows)
+            for res in self.chunks.readable(
+                more, lambda chunks, part: chunks.get(where={"paper_id": {"$in": part}}, include=["embeddings"])
+            ):
+                self._chunk_rows(res, rows)
         return {
             pid: np.asarray([e for _, e in sorted(r, key=lambda x: x[0])], dtype=np.float32) for pid, r in rows.items()
         }

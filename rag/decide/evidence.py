@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from askpapers.rag.read.cues import RELATIONAL
@@ -92,13 +93,22 @@ def sentence_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
 
 
 @lru_cache(maxsize=20_000)
-def _token_index(text: str) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """A text's lower-case words, and where each stem occurs (hyphenated words split)."""
+def _token_index(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A text's lower-case words and their stems, in order (hyphenated words split)."""
     words = tuple(tokens(text))
-    where: dict[str, list[int]] = {}
-    for i, w in enumerate(words):
-        where.setdefault(stem(w), []).append(i)
-    return words, {k: tuple(v) for k, v in where.items()}
+    return words, tuple(map(stem, words))
+
+
+def _places(stems: tuple[str, ...], target: str) -> Iterator[int]:
+    """Where the stem ``target`` occurs in ``stems``, in order (``tuple.index`` scans in C: the matcher looks up a
+    stem or two per candidate, so indexing every word of every candidate cost more than these scans)."""
+    at = -1
+    while True:
+        try:
+            at = stems.index(target, at + 1)
+        except ValueError:
+            return
+        yield at
 
 
 def states(text: str, phrase: str) -> bool:
@@ -111,17 +121,17 @@ def states(text: str, phrase: str) -> bool:
     want = tokens(phrase)
     if not want:
         return False
-    words, where = _token_index(text)
-    for start in where.get(stem(want[0]), ()):
+    words, at_stems = _token_index(text)
+    for start in _places(at_stems, stem(want[0])):
         if start + len(want) <= len(words) and all(same_term(w, words[start + j]) for j, w in enumerate(want)):
             return True
     if len(want) > 1:
         joined = "".join(want)
-        if any(same_term(joined, words[i]) for i in where.get(stem(joined), ())):
+        if any(same_term(joined, words[i]) for i in _places(at_stems, stem(joined))):
             return True
     elif _JOIN.search(text):
-        jw, jwhere = _token_index(_JOIN.sub("", text))
-        return any(same_term(want[0], jw[i]) for i in jwhere.get(stem(want[0]), ()))
+        jw, jstems = _token_index(_JOIN.sub("", text))
+        return any(same_term(want[0], jw[i]) for i in _places(jstems, stem(want[0])))
     return False
 
 
@@ -131,8 +141,8 @@ def holds_words(text: str, phrase: str) -> bool:
     want = [w for w in tokens(phrase) if w not in STOPWORDS and w not in RELATIONAL]
     if not want:
         return False
-    words, where = _token_index(text)
-    return all(any(same_term(w, words[i]) for i in where.get(stem(w), ())) for w in want)
+    words, at_stems = _token_index(text)
+    return all(any(same_term(w, words[i]) for i in _places(at_stems, stem(w))) for w in want)
 
 
 def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) -> bool:

@@ -724,3 +724,41 @@ def test_a_real_english_word_is_not_corrected() -> None:
     p = plan("hey there, got any pointers to jailbreak research?", lex)
     assert p.corrections == [] and [f.alternatives for f in p.facets if not f.optional] == [("jailbreak",)]
     assert plan("papers on jailbrekas", lex).corrections == [("jailbrekas", "jailbreaks")]
+
+
+# -- held-out request shapes (issue 24): a word beside the topic that the corpus does not pair with it ----------------
+PRIOR = [*DOCS, "Prior art in compression.", "We survey prior art on sparse coding.", "Prior art for hashing."]
+
+
+@pytest.mark.parametrize("tail", ["asap", "lately", "pronto"])
+def test_a_word_after_the_topic_that_no_paper_states_only_ranks(tail: str) -> None:
+    """ "quantization asap": a word typed after the topic modifies nothing, so, unstated in the corpus, it only ranks
+    (before the topic, as "weather" of "weather forecasting", it still must hold)."""
+    p = plan(f"Need a reading list about federated learning {tail}", LEX)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("federated learning",)], p.facets
+    p = plan(f"Need a reading list about mixture-of-experts (MoE) models {tail}", LEX)
+    assert [f.alternatives[0].lower() for f in p.facets if not f.optional] == ["mixture-of-experts models (moe)"], p
+
+
+def test_a_word_typed_just_before_a_defined_acronym_is_no_alternative_of_it() -> None:
+    """ "I'm researching mixture-of-experts (MoE) models": "researching" or MoE had flooded the answer."""
+    p = read("I'm researching mixture-of-experts (MoE) models. What can you find?")
+    assert all(len(f.alternatives) == 1 for f in p.facets), p.facets
+
+
+def test_the_most_topical_part_of_a_cut_phrase_gates_even_when_another_is_rarer() -> None:
+    """ "asked to review jailbreaks": the corpus never states "review jailbreaks"; "review" is the rarer part, but
+    the topic is what must hold."""
+    lex = docs_lexicon([*DOCS, "A review of learning."])
+    p = plan("I've been asked to review jailbreaks — what's here?", lex)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("jailbreaks",)], p.facets
+
+
+def test_a_unit_no_paper_states_with_the_main_topic_only_ranks() -> None:
+    """ "prior art on X": the corpus states "prior art", never beside X. Typed apart from the topic it only ranks;
+    typed as one phrase with it, both parts still hold (see test_every_term_cut_from_an_unstated_phrase_must_hold)."""
+    lex = docs_lexicon(PRIOR)
+    p = plan("looking for prior art on federated learning", lex)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("federated learning",)], p.facets
+    p = plan("looking for prior art on sparse coding", lex)  # (stated together: both hold)
+    assert len([f for f in p.facets if not f.optional]) == 2, p.facets

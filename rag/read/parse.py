@@ -119,6 +119,8 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             close()
         elif t.protected >= 0:  # a long form the question defines: one unit, with its acronym
             close()
+            if out and isinstance(out[-1], Unit):  # a word right before it is no alternative of it ("researching X")
+                out.append("and")
             j = i
             while j < len(toks) and toks[j].protected == t.protected:
                 j += 1

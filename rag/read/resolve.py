@@ -36,8 +36,10 @@ def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bo
     all in capitals (so capitals mark no acronym)."""
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
+    led: set[int] = set()  # the facets of phrases led by a term ("LLM reasoning")
     for group in [d for g in groups for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
+            led |= set(range(len(facets), len(facets) + len(named)))
             facets += [build(g, lexicon) for g in named]
             continue
         split = [_split_unattested(u, lexicon) for u in group]
@@ -53,7 +55,7 @@ def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bo
         rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
         facets[rarest] = replace(facets[rarest], optional=False)
     if weigh:
-        facets = _weigh(facets, lexicon, cut_from)
+        facets = _weigh(facets, lexicon, cut_from, led)
     return facets
 
 
@@ -167,7 +169,9 @@ def _distribute(group: list[Unit], lexicon: Lexicon) -> list[list[Unit]]:
 def _split_unattested(unit: Unit, lexicon: Lexicon) -> list[Unit]:
     """A unit the corpus never states (in any of its spellings), cut into the longest phrases it does state."""
     words = unit.words
-    if len(words) < 2 or unit.alias or lexicon.phrase_df(" ".join(words)) > 0:
+    if unit.alias:
+        return _cut_after_alias(unit, lexicon)
+    if len(words) < 2 or lexicon.phrase_df(" ".join(words)) > 0:
         return [unit]
     if any(lexicon.phrase_df(form) > 0 for form in head_forms(words, lexicon)):
         return [unit]
@@ -189,6 +193,24 @@ def _split_unattested(unit: Unit, lexicon: Lexicon) -> list[Unit]:
         cuts.append((len(spans), -min(lexicon.phrase_df(" ".join(words[a:b])) for a, b in spans), spans))
     _, _, best = min(cuts)
     return [Unit(words[a:b], unit.shown[a:b]) for a, b in best]
+
+
+def _cut_after_alias(unit: Unit, lexicon: Lexicon) -> list[Unit]:
+    """A unit with the acronym the question defines for it, whose words end in some the corpus never states with
+    them ("mixture-of-experts (MoE) models asap"), cut after the longest part it states, written out or with the
+    acronym; the rest is a unit of its own. A unit the corpus states whole is kept."""
+    words, long = unit.words, unit.long
+
+    def stated(n: int) -> bool:
+        forms = [" ".join(words[:n]), " ".join([unit.alias.lower(), *words[long:n]])]
+        return any(lexicon.phrase_df(form) > 0 for form in forms)
+
+    if not long or len(words) <= long or stated(len(words)):  # (no long: the acronym names every word)
+        return [unit]
+    n = next((n for n in range(len(words) - 1, long - 1, -1) if stated(n)), 0)
+    if not n:
+        return [unit]
+    return [Unit(words[:n], unit.shown[:n], unit.alias, unit.long), Unit(words[n:], unit.shown[n:])]
 
 
 def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
@@ -240,38 +262,53 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
     return [build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i])) for i, p in enumerate(parts)]
 
 
-def _weigh(facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] = ()) -> list[Facet]:
+def _weigh(
+    facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] = (), led: Set[int] = frozenset()
+) -> list[Facet]:
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
     an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
     one of them is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic
     word, however common in English, while both parts of "much appreciated" only rank). A unit of its own that no
-    paper states only ranks too."""
+    paper states only ranks too, and so does one typed apart that no paper states with the main topic
+    (:func:`_never_with`); ``led``: the facets of phrases led by a term, typed as a whole too."""
     if not facets:
         return facets
     weights = _facet_weights(facets, lexicon)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
             if _keeps_part(i, group, facets, weights, lexicon)}  # fmt: skip
-    best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
+    # the most topical facet gates, even one read as optional by the corpus' counts alone (in "asked to review
+    # quantization", "review" is the rarer part, but "quantization" is the topic); one the corpus states first
+    stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
+    best = max(
+        range(len(facets)), key=lambda i: (weights[i] >= TOPICAL or not facets[i].optional, stated[i], weights[i])
+    )
+    whole = set(led).union(*cut_from)  # (the parts of one phrase typed as a whole are asked together)
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
         # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
-        unstated = i not in kept and all(lexicon.phrase_df(s) == 0 for s in f.all_spellings())
-        demote = (w < TOPICAL or unstated) and i != best and i not in kept and not _goes_with(f, facets[best], lexicon)
-        out.append(replace(f, weight=w, optional=f.optional or demote))
+        unstated = i not in kept and not stated[i]
+        demote = i != best and i not in kept and (
+            ((w < TOPICAL or unstated) and not _goes_with(f, facets[best], lexicon))
+            or (i not in whole and _never_with(f, facets[best], lexicon))
+        )
+        out.append(replace(f, weight=w, optional=(f.optional and i != best) or demote))
     return out
 
 
 def _keeps_part(i: int, group: Set[int], facets: list[Facet], weights: list[float], lexicon: Lexicon) -> bool:
     """Whether a part of a phrase typed as a whole, with a topical part beside it, stays as read: it is topical
-    itself, the corpus states no word of its family (so nothing says it is a word of the request: "weather" of
-    "weather forecasting" in a corpus without weather must hold, and nothing matches; "researching" is of the
-    family of "research"), it is a compound modifier ("language-guided"), or the corpus states it with a topical
+    itself, it modifies a topical part after it and the corpus states no word of its family (so nothing says it is
+    a word of the request: "weather" of "weather forecasting" in a corpus without weather must hold, and nothing
+    matches; "researching" is of the family of "research"; a word after the topic modifies nothing: "quantization
+    asap"), it is a compound modifier ("language-guided"), or the corpus states it with a topical
     part far beyond chance. A verb of the request typed before the topic ("I'm *researching* knowledge graphs",
     "asked to *review* X") is none of these."""
     f = facets[i]
+    unstated = all(lexicon.both_df(a, a) == 0 for a in f.alternatives)
+    modifies = any(weights[j] >= TOPICAL for j in group if j > i)
     return (
-        weights[i] >= TOPICAL
-        or all(lexicon.both_df(a, a) == 0 for a in f.alternatives)
+        (weights[i] >= TOPICAL and (modifies or not unstated))  # (how topical an unstated word is, no count says)
+        or (unstated and modifies)
         or any("-" in a for a in f.alternatives)
         or any(weights[j] >= TOPICAL and _goes_with(f, facets[j], lexicon) for j in group if j != i)
     )
@@ -310,6 +347,18 @@ def _poisson_tail(k: int, mu: float) -> float:
         total += math.exp(log_term)
         log_term += log_mu - math.log(i + 1)
     return min(1.0, total)
+
+
+def _never_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:
+    """Whether the corpus states the unit (some alternative of it), but no alternative of it in any paper that
+    states the question's main topic: as a gate it could only empty the answer, or let in papers that hold its
+    words loosely, so it only ranks. Topics asked together co-occur; a phrase of the request, however topical it
+    looks ("prior art on X", "contributions", "learn more about X"), need not. (Whether it co-occurs more than
+    chance would say is too noisy at the counts of one topic: "recurrent networks" with "language modeling".)"""
+    b = main.alternatives[0]
+    return any(lexicon.both_df(a, a) for a in facet.alternatives) and not any(
+        lexicon.both_df(a, b) for a in facet.alternatives
+    )
 
 
 def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:

@@ -211,3 +211,15 @@ def test_spellings_take_the_acronyms_of_kinds_of_a_phrase_only() -> None:
     assert got["networks"] == ["networks"]  # a single word is not a phrase a kind is read from
     assert got["transformers"] == ["transformers"]  # nor is a two-word long form cut to one word
     assert "RNN" not in got["language models"] and "LLM" not in got["recurrent networks"]
+
+
+def test_parts_the_corpus_has_but_never_together_give_the_closest_papers_and_say_so(app: Any) -> None:
+    """ "image generation navigation": the corpus states both parts, never in one paper. Rather than "no paper
+    matches" above a nearest-papers line that names papers on the rest, the answer lists the papers that meet
+    every part but the least topical one, and its first line says that none meets all."""
+    answer = app.ask("Which papers study image generation navigation?", mode="extractive", k=1000)
+    assert answer.found and "No paper meets all of" in answer.text and "come closest" in answer.text, answer.text
+    assert {GAN_DEFINED, GAN_ONLY} <= {c.paper_id for c in answer.citations}
+    # a part no paper states is still an empty answer (nothing comes close to a topic the corpus lacks)
+    none = app.ask("Which papers study zebrafish image generation?", mode="extractive", k=1000)
+    assert not none.citations and "No paper in the corpus matches" in none.text, none.text

@@ -242,12 +242,27 @@ class FacetMatcher:
         # that meet all facets but one and come close to it, if the model finds them probable: a relaxed answer,
         # which says so (Match.strict)
         matches = [m for m in every if m.strict] or [m for m in every if m.probability >= cut]
+        matches = matches or self._closest(plan, cands, every)
         matches.sort(key=lambda m: (-m.probability, -m.score, m.paper.title))
         if near is not None:  # for a judge: the papers left out that miss one facet only, most probable first
             kept = {m.paper.paper_id for m in matches}
             left = [m for m in every if m.paper.paper_id not in kept and m.paper.paper_id in one_off]
             near += sorted(left, key=lambda m: (-one_off[m.paper.paper_id], m.paper.title))
         return matches
+
+    def _closest(self, plan: QueryPlan, cands: list[CandidateEvidence], every: list[Match]) -> list[Match]:
+        """When no paper meets every facet, nor comes close enough for the model: the candidates that meet every
+        facet but the least topical one, if some paper states that one (a relaxed answer, which says so). A
+        question whose parts the corpus has, but never together ("prior art on federated learning"), is then not
+        answered "no paper matches" while papers on the rest are there; one about a topic no paper states
+        ("weather forecasting") still is. With one facet, nothing."""
+        facets = [f for f in plan.facets if not f.optional]
+        if not cands or len(facets) < 2 or len(cands[0].facets) != len(facets):
+            return []
+        drop = min(range(len(facets)), key=lambda i: (cands[0].facets[i].weight, -i))
+        if not any(self.index.phrase_count(s) > 0 for s in facets[drop].all_spellings()):
+            return []
+        return [m for c, m in zip(cands, every, strict=True) if all(f.met for i, f in enumerate(c.facets) if i != drop)]
 
     def without_excluded(self, plan: QueryPlan, papers: list[Paper], filters: Filters | None) -> list[Paper]:
         """The papers that meet no excluded facet (judged by the same rule as an included one)."""

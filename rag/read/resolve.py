@@ -269,27 +269,32 @@ def _weigh(
     an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
     one of them is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic
     word, however common in English, while both parts of "much appreciated" only rank). A unit of its own that no
-    paper states only ranks too, and so does one typed apart that no paper states with the main topic
+    paper states only ranks too, and so does one typed apart before a topical facet that no paper states it with
     (:func:`_never_with`); ``led``: the facets of phrases led by a term, typed as a whole too."""
     if not facets:
         return facets
     weights = _facet_weights(facets, lexicon)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
             if _keeps_part(i, group, facets, weights, lexicon)}  # fmt: skip
+    stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
+    whole = set(led).union(*cut_from)  # (the parts of one phrase typed as a whole are asked together)
+    # a unit typed apart before a topical facet that no paper states it with is a phrase of the request ("prior art
+    # on X", "which contributions focus on X": a request ends in its topic): it only ranks, however topical
+    apart = {i for i, f in enumerate(facets) if i not in whole and any(
+        weights[j] >= TOPICAL and stated[j] and _never_with(f, facets[j], lexicon) for j in range(i + 1, len(facets))
+    )}  # fmt: skip
     # the most topical facet gates, even one read as optional by the corpus' counts alone (in "asked to review
     # quantization", "review" is the rarer part, but "quantization" is the topic); one the corpus states first
-    stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
     best = max(
-        range(len(facets)), key=lambda i: (weights[i] >= TOPICAL or not facets[i].optional, stated[i], weights[i])
+        range(len(facets)),
+        key=lambda i: (i not in apart, weights[i] >= TOPICAL or not facets[i].optional, stated[i], weights[i]),
     )
-    whole = set(led).union(*cut_from)  # (the parts of one phrase typed as a whole are asked together)
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
         # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
         unstated = i not in kept and not stated[i]
         demote = i != best and i not in kept and (
-            ((w < TOPICAL or unstated) and not _goes_with(f, facets[best], lexicon))
-            or (i not in whole and _never_with(f, facets[best], lexicon))
+            ((w < TOPICAL or unstated) and not _goes_with(f, facets[best], lexicon)) or i in apart
         )
         out.append(replace(f, weight=w, optional=(f.optional and i != best) or demote))
     return out
@@ -349,13 +354,13 @@ def _poisson_tail(k: int, mu: float) -> float:
     return min(1.0, total)
 
 
-def _never_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:
+def _never_with(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
     """Whether the corpus states the unit (some alternative of it), but no alternative of it in any paper that
-    states the question's main topic: as a gate it could only empty the answer, or let in papers that hold its
-    words loosely, so it only ranks. Topics asked together co-occur; a phrase of the request, however topical it
-    looks ("prior art on X", "contributions", "learn more about X"), need not. (Whether it co-occurs more than
-    chance would say is too noisy at the counts of one topic: "recurrent networks" with "language modeling".)"""
-    b = main.alternatives[0]
+    states the topic: as a gate it could only empty the answer, or let in papers that hold its words loosely.
+    Topics asked together co-occur; a phrase of the request, however topical it looks ("prior art on X",
+    "contributions", "learn more about X"), need not. (Whether it co-occurs more than chance would say is too
+    noisy at the counts of one topic: "recurrent networks" with "language modeling".)"""
+    b = topic.alternatives[0]
     return any(lexicon.both_df(a, a) for a in facet.alternatives) and not any(
         lexicon.both_df(a, b) for a in facet.alternatives
     )

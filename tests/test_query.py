@@ -762,3 +762,23 @@ def test_a_unit_no_paper_states_with_the_main_topic_only_ranks() -> None:
     assert [f.alternatives for f in p.facets if not f.optional] == [("federated learning",)], p.facets
     p = plan("looking for prior art on sparse coding", lex)  # (stated together: both hold)
     assert len([f for f in p.facets if not f.optional]) == 2, p.facets
+
+
+def test_of_two_units_never_stated_together_the_request_s_phrase_only_ranks_in_a_request_only() -> None:
+    """ "Which ones discuss X in depth?": the corpus states "depth" (of networks, depth estimation), never with X. In a
+    request, of two such units the less topical (or, about as topical, the earlier) only ranks; in a statement (a
+    claim to check) every unit is content, and both still hold."""
+    lex = docs_lexicon([*PRIOR, "Depth estimation from one image.", "Monocular depth prediction with transformers.",
+                        "The depth of networks matters for learning."])  # fmt: skip
+    p = plan("Which ones discuss federated learning in depth?", lex)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("federated learning",)], p.facets
+    from askpapers.rag.read.parse import Unit
+    from askpapers.rag.read.resolve import LATER, resolve
+
+    # "prior art" and "federated learning", as topical as each other here, are stated but never together: in a
+    # request the earlier only ranks (a request names its topic last); a statement keeps both
+    groups = [[Unit(["prior", "art"], ["prior", "art"])], [Unit(["federated", "learning"], ["federated", "learning"])]]
+    as_request = resolve(groups, lex, shouted=False, request=True)
+    assert [f.optional for f in as_request] == [True, False], as_request
+    assert abs(as_request[0].weight - as_request[1].weight) < LATER  # (a near tie: the order decides)
+    assert [f.optional for f in resolve(groups, lex, shouted=False, request=False)] == [False, False]

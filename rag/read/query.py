@@ -80,7 +80,8 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     groups, excluded_groups = grouped(items)
     groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
     excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
-    facets = resolve(groups, lexicon, shouted=not any(c.islower() for c in text), weigh=weigh)
+    shouted = not any(c.islower() for c in text)
+    facets = resolve(groups, lexicon, shouted=shouted, weigh=weigh, request=is_framed)
     excluded = [build(g, lexicon) for g in excluded_groups]
     if intent == "factoid":
         facets = []

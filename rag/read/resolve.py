@@ -11,6 +11,7 @@ topical only ranks. :func:`resolve` turns the groups of units of any reader into
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence, Set
 from dataclasses import replace
@@ -30,19 +31,23 @@ COMMON = 0.15  # a word in at least this share of papers carries no topic on its
 GENERIC_SHARE = 0.25  # a one-word facet in at least this share of papers only ranks them
 
 
-def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bool = True) -> list[Facet]:
+def resolve(
+    groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bool = True, request: bool = False
+) -> list[Facet]:
     """The facets of groups of alternative units (each group one facet as parsed), as the corpus reads them, each
     spelled (:func:`.expand.build`) and, with ``weigh``, weighed by its topicality. ``shouted``: the question is
-    all in capitals (so capitals mark no acronym)."""
+    all in capitals (so capitals mark no acronym). ``request``: the text asks for papers (``rag.read.cues.framed``),
+    so words of the request may stand beside the topic ("X *asap*", "*prior art* on X"); a statement or a bare topic
+    (a SciFact claim) is all content."""
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
-    led: set[int] = set()  # the facets of phrases led by a term ("LLM reasoning")
+    led: list[set[int]] = []  # the facets of each phrase led by a term ("LLM reasoning")
     for group in [d for g in groups for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
-            led |= set(range(len(facets), len(facets) + len(named)))
+            led.append(set(range(len(facets), len(facets) + len(named))))
             facets += [build(g, lexicon) for g in named]
             continue
-        split = [_split_unattested(u, lexicon) for u in group]
+        split = [_split_unattested(u, lexicon, request) for u in group]
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
             parts = _parts(split[0], lexicon)
             cut_from.append(set(range(len(facets), len(facets) + len(parts))))
@@ -55,7 +60,7 @@ def resolve(groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bo
         rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
         facets[rarest] = replace(facets[rarest], optional=False)
     if weigh:
-        facets = _weigh(facets, lexicon, cut_from, led)
+        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from)
     return facets
 
 
@@ -166,11 +171,12 @@ def _distribute(group: list[Unit], lexicon: Lexicon) -> list[list[Unit]]:
     return [[*out, last]]
 
 
-def _split_unattested(unit: Unit, lexicon: Lexicon) -> list[Unit]:
-    """A unit the corpus never states (in any of its spellings), cut into the longest phrases it does state."""
+def _split_unattested(unit: Unit, lexicon: Lexicon, request: bool = False) -> list[Unit]:
+    """A unit the corpus never states (in any of its spellings), cut into the longest phrases it does state (one
+    with an acronym the question defines, only in a request: :func:`_cut_after_alias`)."""
     words = unit.words
     if unit.alias:
-        return _cut_after_alias(unit, lexicon)
+        return _cut_after_alias(unit, lexicon) if request else [unit]
     if len(words) < 2 or lexicon.phrase_df(" ".join(words)) > 0:
         return [unit]
     if any(lexicon.phrase_df(form) > 0 for form in head_forms(words, lexicon)):
@@ -263,32 +269,32 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
 
 
 def _weigh(
-    facets: list[Facet], lexicon: Lexicon, cut_from: Sequence[Set[int]] = (), led: Set[int] = frozenset()
+    facets: list[Facet], lexicon: Lexicon, phrases: Sequence[Set[int]] | None = None, cut_from: Sequence[Set[int]] = ()
 ) -> list[Facet]:
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
     an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
     one of them is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic
     word, however common in English, while both parts of "much appreciated" only rank). A unit of its own that no
-    paper states only ranks too, and so does one typed apart before a topical facet that no paper states it with
-    (:func:`_never_with`); ``led``: the facets of phrases led by a term, typed as a whole too."""
+    paper states only ranks too. In a request (``phrases``: the facets of each phrase typed as a whole), of two
+    units typed apart that the corpus states but never in one paper (:func:`_never_with`), one is a phrase of the
+    request, and only ranks (:func:`_apart`)."""
     if not facets:
         return facets
     weights = _facet_weights(facets, lexicon)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
-            if _keeps_part(i, group, facets, weights, lexicon)}  # fmt: skip
+            if _keeps_part(i, group, facets, weights, lexicon, request=phrases is not None)}  # fmt: skip
     stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
-    whole = set(led).union(*cut_from)  # (the parts of one phrase typed as a whole are asked together)
-    # a unit typed apart before a topical facet that no paper states it with is a phrase of the request ("prior art
-    # on X", "which contributions focus on X": a request ends in its topic): it only ranks, however topical
-    apart = {i for i, f in enumerate(facets) if i not in whole and any(
-        weights[j] >= TOPICAL and stated[j] and _never_with(f, facets[j], lexicon) for j in range(i + 1, len(facets))
-    )}  # fmt: skip
-    # the most topical facet gates, even one read as optional by the corpus' counts alone (in "asked to review
-    # quantization", "review" is the rarer part, but "quantization" is the topic); one the corpus states first
-    best = max(
-        range(len(facets)),
-        key=lambda i: (i not in apart, weights[i] >= TOPICAL or not facets[i].optional, stated[i], weights[i]),
-    )
+    apart = _apart(facets, weights, stated, phrases, lexicon) if phrases is not None else set()
+    # the most topical facet gates; in a request, even one read as optional by the corpus' counts alone (in "asked
+    # to review quantization", "review" is the rarer part, but "quantization" is the topic), and one the corpus
+    # states first
+    if phrases is None:
+        best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
+    else:
+        best = max(
+            range(len(facets)),
+            key=lambda i: (i not in apart, weights[i] >= TOPICAL or not facets[i].optional, stated[i], weights[i]),
+        )
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
         # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
@@ -300,17 +306,40 @@ def _weigh(
     return out
 
 
-def _keeps_part(i: int, group: Set[int], facets: list[Facet], weights: list[float], lexicon: Lexicon) -> bool:
+LATER = 0.05  # of two units typed apart, never stated together, the earlier is the request's unless this more topical
+
+
+def _apart(
+    facets: list[Facet], weights: list[float], stated: list[bool], phrases: Sequence[Set[int]], lexicon: Lexicon
+) -> set[int]:
+    """The facets that are phrases of the request beside the topic: of two topical units typed apart (not parts of
+    one phrase) that the corpus states but never in one paper, the less topical ("which ones discuss X in
+    *depth*?", "any *leads*?"); when they are about as topical ("*prior art* on pruning"), the earlier one, since a
+    request names its topic last."""
+    out: set[int] = set()
+    for i, j in itertools.combinations(range(len(facets)), 2):
+        if not (stated[i] and stated[j]) or any(i in p and j in p for p in phrases):
+            continue
+        if min(weights[i], weights[j]) < TOPICAL or not _never_with(facets[i], facets[j], lexicon):
+            continue
+        out.add(i if weights[i] < weights[j] + LATER else j)
+    return out
+
+
+def _keeps_part(
+    i: int, group: Set[int], facets: list[Facet], weights: list[float], lexicon: Lexicon, request: bool = False
+) -> bool:
     """Whether a part of a phrase typed as a whole, with a topical part beside it, stays as read: it is topical
     itself, it modifies a topical part after it and the corpus states no word of its family (so nothing says it is
     a word of the request: "weather" of "weather forecasting" in a corpus without weather must hold, and nothing
-    matches; "researching" is of the family of "research"; a word after the topic modifies nothing: "quantization
-    asap"), it is a compound modifier ("language-guided"), or the corpus states it with a topical
+    matches; "researching" is of the family of "research"; in a request, a word after the topic modifies nothing:
+    "quantization asap"), it is a compound modifier ("language-guided"), or the corpus states it with a topical
     part far beyond chance. A verb of the request typed before the topic ("I'm *researching* knowledge graphs",
     "asked to *review* X") is none of these."""
     f = facets[i]
     unstated = all(lexicon.both_df(a, a) == 0 for a in f.alternatives)
-    modifies = any(weights[j] >= TOPICAL for j in group if j > i)
+    # (in a request; in a statement every word is content, wherever it stands)
+    modifies = any(weights[j] >= TOPICAL for j in group if j > i) or not request
     return (
         (weights[i] >= TOPICAL and (modifies or not unstated))  # (how topical an unstated word is, no count says)
         or (unstated and modifies)

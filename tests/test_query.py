@@ -782,3 +782,11 @@ def test_of_two_units_never_stated_together_the_request_s_phrase_only_ranks_in_a
     assert [f.optional for f in as_request] == [True, False], as_request
     assert abs(as_request[0].weight - as_request[1].weight) < LATER  # (a near tie: the order decides)
     assert [f.optional for f in resolve(groups, lex, shouted=False, request=False)] == [False, False]
+
+
+@pytest.mark.parametrize("q", ["trying to catch up on jailbreaks quickly, help?", "jailbreaks, help!", "help: jailbreaks?"])
+def test_help_is_a_word_of_the_request(q: str) -> None:
+    """ "…, help?": after a comma "help" was read as an alternative of the topic, and papers on help joined it."""
+    p = plan(q, LEX)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("jailbreaks",)], p.facets
+    assert all(len(f.alternatives) == 1 for f in p.facets), p.facets

@@ -20,7 +20,7 @@ from askpapers.vectorstore.types import Filters
 REQUEST_WORDS = frozenset(
     """
     which what whats how papers paper works work studies study articles article publications publication research
-    literature abstracts abstract results show list find give get got tell search look looking want need like love
+    literature abstracts abstract results show list find give get got tell search look looking want need like love help
     interested know see me us i im ive id my our you your please pls plz thanks thank thx hi hello hey anything
     something everything stuff things thing ones one good great nice cool interesting relevant notable important
     best top recent latest new newest current existing use uses using used utilize utilizes utilise utilises

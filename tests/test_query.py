@@ -784,9 +784,19 @@ def test_of_two_units_never_stated_together_the_request_s_phrase_only_ranks_in_a
     assert [f.optional for f in resolve(groups, lex, shouted=False, request=False)] == [False, False]
 
 
-@pytest.mark.parametrize("q", ["trying to catch up on jailbreaks quickly, help?", "jailbreaks, help!", "help: jailbreaks?"])
+@pytest.mark.parametrize(
+    "q", ["trying to catch up on jailbreaks quickly, help?", "jailbreaks, help!", "help: jailbreaks?"]
+)
 def test_help_is_a_word_of_the_request(q: str) -> None:
     """ "…, help?": after a comma "help" was read as an alternative of the topic, and papers on help joined it."""
     p = plan(q, LEX)
     assert [f.alternatives for f in p.facets if not f.optional] == [("jailbreaks",)], p.facets
     assert all(len(f.alternatives) == 1 for f in p.facets), p.facets
+
+
+@pytest.mark.parametrize("tail", [", it's urgent", ", I'm in a hurry", ", that's all", ", we're stuck"])
+def test_a_contraction_after_a_comma_opens_a_clause_of_its_own(tail: str) -> None:
+    """ "please, papers about X, it's urgent": the contraction opens a new clause, so "urgent" is no alternative of
+    X (the check had looked for the apostrophe in the normalised word, which has none)."""
+    p = read(f"please, papers about jailbreaks{tail}")
+    assert p.facets[0].alternatives == ("jailbreaks",), p.facets

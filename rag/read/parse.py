@@ -146,9 +146,9 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             out.append("gap")
         elif boundary := _boundary(t, both):
             close()
-            # a comma before a new clause ("Hi team, which papers …", "…, I'd love …") joins no alternatives
+            # a comma before a new clause ("Hi team, which papers …", "…, I'd love …", "…, it's urgent") joins nothing
             clause = t.text == "," and nxt is not None and nxt.word and (
-                nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or nxt.low in SUBORDINATORS or "'" in nxt.low
+                nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or nxt.low in SUBORDINATORS or "'" in nxt.text
             )  # fmt: skip
             out.append("gap" if boundary == "or" and clause else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)

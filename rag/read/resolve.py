@@ -293,7 +293,7 @@ def _weigh(
     else:
         best = max(
             range(len(facets)),
-            key=lambda i: (i not in apart, weights[i] >= TOPICAL or not facets[i].optional, stated[i], weights[i]),
+            key=lambda i: (i not in apart, weights[i] >= TOPICAL, stated[i], not facets[i].optional, weights[i]),
         )
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):

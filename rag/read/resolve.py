@@ -299,8 +299,10 @@ def _weigh(
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
         # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
         unstated = i not in kept and not stated[i]
-        demote = i != best and i not in kept and (
-            ((w < TOPICAL or unstated) and not _goes_with(f, facets[best], lexicon)) or i in apart
+        demote = (
+            i != best
+            and i not in kept
+            and (((w < TOPICAL or unstated) and not _goes_with(f, facets[best], lexicon)) or i in apart)
         )
         out.append(replace(f, weight=w, optional=(f.optional and i != best) or demote))
     return out

@@ -800,3 +800,26 @@ def test_a_contraction_after_a_comma_opens_a_clause_of_its_own(tail: str) -> Non
     X (the check had looked for the apostrophe in the normalised word, which has none)."""
     p = read(f"please, papers about jailbreaks{tail}")
     assert p.facets[0].alternatives == ("jailbreaks",), p.facets
+
+
+def test_a_clearly_less_topical_unit_stated_with_the_topic_only_by_chance_is_the_request_s() -> None:
+    """ "Looking for advances in X, any *leads*?": "leads" is in papers on X about as often as anywhere ("leads to"),
+    so, clearly less topical than X, it only ranks; as topical as X (within LATER), only never being stated together
+    tells (two topics asked together, such as "recurrent networks for language modeling", may co-occur rarely)."""
+    from askpapers.rag.read.expand import build
+    from askpapers.rag.read.parse import Unit
+    from askpapers.rag.read.resolve import _apart
+
+    clients = ("mobile", "hospital", "edge", "bank", "school", "car", "phone", "sensor")
+    fields = ("vision", "speech", "graphs", "text", "tables", "audio", "video", "code", "maps", "games", "music", "art")
+    fl = [f"Federated learning across {w} clients." for w in clients]
+    bl = [f"We beat strong baselines on {w}." for w in fields]
+    lex = docs_lexicon([*DOCS, *fl, *bl, "Federated learning beats baselines on mobile data."])
+    topic, other = (build([Unit(w.split(), w.split())], lex) for w in ("federated learning", "baselines"))
+    assert lex.both_df("baselines", "federated learning") == 1  # (about 1.6 expected by chance)
+    assert _apart([topic, other], [1.0, 0.7], [True, True], [], lex) == {1}
+    assert _apart([other, topic], [0.7, 1.0], [True, True], [], lex) == {0}
+    assert _apart([topic, other], [1.0, 0.98], [True, True], [], lex) == set()  # a near tie: they co-occur
+    joint = [f"Federated learning baselines for {w}." for w in ("speech", "text", "vision", "graphs")]
+    lex = docs_lexicon([*DOCS, *fl, *bl, *joint])  # stated together beyond chance: both are topics
+    assert _apart([topic, other], [1.0, 0.7], [True, True], [], lex) == set()

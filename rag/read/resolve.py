@@ -314,17 +314,25 @@ LATER = 0.05  # of two units typed apart, never stated together, the earlier is 
 def _apart(
     facets: list[Facet], weights: list[float], stated: list[bool], phrases: Sequence[Set[int]], lexicon: Lexicon
 ) -> set[int]:
-    """The facets that are phrases of the request beside the topic: of two topical units typed apart (not parts of
-    one phrase) that the corpus states but never in one paper, the less topical ("which ones discuss X in
-    *depth*?", "any *leads*?"); when they are about as topical ("*prior art* on pruning"), the earlier one, since a
-    request names its topic last."""
+    """The facets that are phrases of the request beside the topic. Of two topical units typed apart (not parts of
+    one phrase), both stated by the corpus: the less topical, when the corpus states them together no more often
+    than chance would and it is less topical by :data:`LATER` or more ("any *leads*?", "*prior work* on X I should
+    *cite*"), or when no paper states them together ("which ones discuss X in *depth*?"); when they are about as
+    topical and never together ("*prior art* on pruning"), the earlier one, since a request names its topic last.
+    (Two topics asked together, "recurrent networks for language modeling", are about as topical: between them only
+    papers that never state both tell.)"""
     out: set[int] = set()
     for i, j in itertools.combinations(range(len(facets)), 2):
         if not (stated[i] and stated[j]) or any(i in p and j in p for p in phrases):
             continue
-        if min(weights[i], weights[j]) < TOPICAL or not _never_with(facets[i], facets[j], lexicon):
+        if min(weights[i], weights[j]) < TOPICAL:
             continue
-        out.add(i if weights[i] < weights[j] + LATER else j)
+        if _never_with(facets[i], facets[j], lexicon):
+            out.add(i if weights[i] < weights[j] + LATER else j)
+        elif abs(weights[i] - weights[j]) >= LATER:
+            lo, hi = (i, j) if weights[i] < weights[j] else (j, i)
+            if _by_chance(facets[lo], facets[hi], lexicon):
+                out.add(lo)
     return out
 
 
@@ -395,6 +403,15 @@ def _never_with(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
     return any(lexicon.both_df(a, a) for a in facet.alternatives) and not any(
         lexicon.both_df(a, b) for a in facet.alternatives
     )
+
+
+def _by_chance(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
+    """Whether the corpus states each alternative of the unit with the topic no more often than chance would (the
+    count of papers stating both at most that expected of independent words)."""
+    b = topic.alternatives[0]
+    nb = lexicon.both_df(b, b)
+    size = max(lexicon.size, 1)
+    return all(lexicon.both_df(a, b) <= lexicon.both_df(a, a) * nb / size for a in facet.alternatives)
 
 
 def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:

@@ -56,6 +56,11 @@ READS = frozenset({"query", "get", "count", "peek"})
 READ_RETRY_PAUSES = (0.05, 0.15, 0.45, 1.35)
 
 
+def _met_writer(e: StoreError) -> bool:
+    """Whether a read's StoreError is a concurrent writer's half-done commit (after its retries)."""
+    return e.__cause__ is not None and _transient(e.__cause__)
+
+
 def _transient(e: BaseException) -> bool:
     """An error a retried read may not meet again: Chroma's InternalError (a concurrent writer's commit)."""
     return type(e).__name__ == "InternalError"
@@ -92,7 +97,7 @@ class Guarded:
         try:
             return [read(self, wanted)]
         except StoreError as e:
-            if e.__cause__ is None or not _transient(e.__cause__):
+            if not _met_writer(e):
                 raise
         once = Guarded(self._target, self._settings, self._sleep, retry=False)
         results: list[Any] = []
@@ -102,7 +107,7 @@ class Guarded:
             try:
                 results.append(read(once, part))
             except StoreError as e:
-                if e.__cause__ is None or not _transient(e.__cause__):
+                if not _met_writer(e):
                     raise
                 if len(part) == 1:
                     left_out += 1

@@ -393,25 +393,29 @@ def _poisson_tail(k: int, mu: float) -> float:
     return min(1.0, total)
 
 
+def _joint(facet: Facet, topic: Facet, lexicon: Lexicon) -> list[tuple[int, int, float]]:
+    """For each alternative of the unit: the papers that state it, those that state it with the topic, and how many
+    of those chance would give (each paper stating each at its corpus rate, independently). Every count comes from
+    the same phrase search."""
+    b = topic.alternatives[0]
+    nb = lexicon.both_df(b, b)
+    size = max(lexicon.size, 1)
+    return [(na, lexicon.both_df(a, b), na * nb / size) for a in facet.alternatives for na in [lexicon.both_df(a, a)]]
+
+
 def _never_with(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
     """Whether the corpus states the unit (some alternative of it), but no alternative of it in any paper that
     states the topic: as a gate it could only empty the answer, or let in papers that hold its words loosely.
     Topics asked together co-occur; a phrase of the request, however topical it looks ("prior art on X",
     "contributions", "learn more about X"), need not. (Whether it co-occurs more than chance would say is too
     noisy at the counts of one topic: "recurrent networks" with "language modeling".)"""
-    b = topic.alternatives[0]
-    return any(lexicon.both_df(a, a) for a in facet.alternatives) and not any(
-        lexicon.both_df(a, b) for a in facet.alternatives
-    )
+    counts = _joint(facet, topic, lexicon)
+    return any(na for na, _, _ in counts) and not any(both for _, both, _ in counts)
 
 
 def _by_chance(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
-    """Whether the corpus states each alternative of the unit with the topic no more often than chance would (the
-    count of papers stating both at most that expected of independent words)."""
-    b = topic.alternatives[0]
-    nb = lexicon.both_df(b, b)
-    size = max(lexicon.size, 1)
-    return all(lexicon.both_df(a, b) <= lexicon.both_df(a, a) * nb / size for a in facet.alternatives)
+    """Whether the corpus states each alternative of the unit with the topic no more often than chance would."""
+    return all(both <= expected for _, both, expected in _joint(facet, topic, lexicon))
 
 
 def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:
@@ -419,13 +423,8 @@ def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:
     often than chance ("planning" with "autonomous driving", "safety" with "language models"): topics asked
     together co-occur in papers, while a word of the request ("worked", "state-of-the-art", "start") is about as
     common beside the topic as anywhere. How far is a significance, not a count of papers: two joint papers are
-    telling for rare words, twenty may be chance for common ones. Every count comes from the same phrase search."""
-    b = main.alternatives[0]
-    nb = lexicon.both_df(b, b)
-    size = max(lexicon.size, 1)
-    for a in facet.alternatives:
-        both = lexicon.both_df(a, b)
-        expected = lexicon.both_df(a, a) * nb / size
-        if both and both >= GOES_WITH * expected and _poisson_tail(both, expected) <= GOES_WITH_P:
-            return True
-    return False
+    telling for rare words, twenty may be chance for common ones."""
+    return any(
+        both and both >= GOES_WITH * expected and _poisson_tail(both, expected) <= GOES_WITH_P
+        for _, both, expected in _joint(facet, main, lexicon)
+    )

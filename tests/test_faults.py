@@ -307,3 +307,27 @@ def test_vectors_of_papers_another_process_is_still_writing_are_left_out_not_a_f
     papers.error = ValueError("Expected where to have exactly one operator")
     with pytest.raises(StoreError, match="exactly one operator"):
         store.paper_vectors(ids)
+
+
+def test_a_split_read_that_reads_every_key_warns_of_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    """The writer may commit between the batched read's retries and its halves: then nothing is left out, and no
+    warning says otherwise."""
+    from chromadb.errors import InternalError
+
+    from askpapers.vectorstore.chroma_client import READ_RETRY_PAUSES, Guarded
+    from askpapers.vectorstore.config import StoreSettings
+
+    class Committing(_HalfCommitted):  # mid-commit for the batched read and its retries, then committed
+        def get(self, ids: list[str] | None = None, where: Any = None, include: Any = None) -> dict[str, Any]:
+            if self.calls <= len(READ_RETRY_PAUSES):
+                self.calls += 1
+                raise self.error
+            return super().get(ids, where, include)
+
+    papers = Committing({f"p{i}": [float(i)] for i in range(8)}, set(), InternalError("Error finding id"))
+    guarded = Guarded(papers, StoreSettings(data_dir=Path("/nonexistent")), sleep=lambda _: None)
+    with caplog.at_level("WARNING", logger="askpapers"):
+        results = guarded.readable([f"p{i}" for i in range(8)], lambda g, part: g.get(ids=part, include=["x"]))
+    assert papers.calls > len(READ_RETRY_PAUSES) + 1  # the batched read failed, and was split
+    assert sorted(pid for r in results for pid in r["ids"]) == [f"p{i}" for i in range(8)]
+    assert guarded.left_out == 0 and "left out" not in caplog.text

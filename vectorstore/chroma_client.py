@@ -114,10 +114,11 @@ class Guarded:
                 else:
                     todo += [part[len(part) // 2 :], part[: len(part) // 2]]
         self.left_out += left_out
-        log.warning(
-            "askpapers: %d of %d records are being written by another process and are left out until it commits",
-            left_out, len(wanted),
-        )  # fmt: skip
+        if left_out:  # (the writer may have committed meanwhile: then every key was read)
+            log.warning(
+                "askpapers: %d of %d records are being written by another process and are left out until it commits",
+                left_out, len(wanted),
+            )  # fmt: skip
         return results
 
     def __getattr__(self, name: str) -> Any:

@@ -515,7 +515,7 @@ def test_the_searched_core_drops_only_the_wrapping(typed: str, core: str) -> Non
 # -- topicality: the words of a request, a purpose, a judgement or chat only rank; the topic gates -------------------
 @pytest.mark.parametrize(
     ("question", "topic"),
-    [("Has anyone here worked on federated learning?", "federated learning"),
+    [("Anyone here worked on federated learning?", "federated learning"),
      ("I need references on the information bottleneck for my thesis", "information bottleneck"),
      ("Show me the state-of-the-art in graph neural networks", "graph neural networks"),
      ("whats out there on diffusion models", "diffusion models"),
@@ -823,3 +823,54 @@ def test_a_clearly_less_topical_unit_stated_with_the_topic_only_by_chance_is_the
     joint = [f"Federated learning baselines for {w}." for w in ("speech", "text", "vision", "graphs")]
     lex = docs_lexicon([*DOCS, *fl, *bl, *joint])  # stated together beyond chance: both are topics
     assert _apart([topic, other], [1.0, 0.7], [True, True], [], lex) == set()
+
+
+# -- the verb a request asks with, and clauses after "and" or a comma (issue 24, held-out wordings) -----------------
+@pytest.mark.parametrize(
+    "q",
+    ["Could you identify papers focused on jailbreaks?", "Has anyone here worked on jailbreaks?",
+     "Can you dig up jailbreaks research?", "Could you please pinpoint jailbreaks papers?",
+     "Would anyone kindly recommend jailbreaks work?"],
+)  # fmt: skip
+def test_the_verb_a_request_asks_with_is_no_topic(q: str) -> None:
+    """ "Could you *identify* papers focused on X" was planned as "identify" AND X. After an auxiliary and its
+    subject ("could you", "has anyone"), the first word past "please", "here" or an adverb is the verb of the
+    request, never a topic, whatever the verb."""
+    assert [f for f in facets(read(q)) if f != ["focused"]] == [["jailbreaks"]], facets(read(q))
+
+
+@pytest.mark.parametrize("q", ["Do you have jailbreaks papers?", "Have you got jailbreaks papers?"])
+def test_a_topic_after_a_request_verb_stays(q: str) -> None:
+    """A stop-word or a request word right after the subject is the verb ("have", "got"): the topic after it stays."""
+    assert facets(read(q)) == [["jailbreaks"]]
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["I'm writing the related work section and need everything on jailbreaks",
+     "Find me abstracts about jailbreaks, ideally with experiments", "jailbreaks, preferably recent, any papers?",
+     "Which papers study jailbreaks and how?", "Papers on jailbreaks and I need them today"],
+)  # fmt: skip
+def test_and_or_a_comma_before_a_clause_joins_no_alternative(q: str) -> None:
+    """ "… section and need everything on X" read "section or X", and ", ideally with experiments" read "X or
+    ideally": papers on either joined the answer. "and" before a subject or a request verb, and a comma before an
+    adverb of the request, open a clause of their own; neither joins its neighbours as alternatives."""
+    p = read(q)
+    assert all(len(f.alternatives) == 1 for f in p.facets), p.facets
+    assert ["jailbreaks"] in facets(p), p.facets
+
+
+def test_and_or_a_comma_between_topics_still_joins_them() -> None:
+    """Two topics joined by "and" or a comma stay alternatives, also when the second starts with a request word or
+    looks like an adverb ("new benchmarks", "early stopping")."""
+    assert facets(read("papers on jailbreaks and new benchmarks")) == [["jailbreaks", "benchmarks"]]
+    assert facets(read("regularization, early stopping or dropout: which papers?")) == [
+        ["regularization", "early stopping", "dropout"]
+    ]
+
+
+def test_an_adverb_is_made_from_an_english_word() -> None:
+    from askpapers.rag.read.cues import adverb
+
+    assert [w for w in ("ideally", "preferably", "quickly", "basically", "hopefully") if not adverb(w)] == []
+    assert [w for w in ("anomaly", "family", "assembly", "only", "poly", "jailbreaks") if adverb(w)] == []

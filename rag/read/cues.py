@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.read.lexicon import Lexicon, zipf
 from askpapers.rag.types import Intent
 from askpapers.vectorstore.text import STOPWORDS
 from askpapers.vectorstore.types import Filters
@@ -250,6 +250,52 @@ ASKERS = frozenset(
 # "pointers to X"), and "what" anywhere ("ok what about X"): a statement rarely holds one (none of SciFact's 809
 # claims does).
 WANTS = frozenset({"work", "reading", "readings", "references", "pointers", "what", "whats"})
+
+
+# The auxiliary and the subject a request asks with ("*Could you* identify …", "*Has anyone* worked on …"): the next
+# word that is neither a request word nor a stop-word is the verb of the request.
+AUXILIARY_STARTS = frozenset(
+    {"can", "could", "would", "will", "might", "may", "shall", "do", "did", "does", "has", "have", "had", "is", "are",
+     "was", "were"}
+)  # fmt: skip
+ASKED = frozenset({"you", "u", "ya", "anyone", "anybody", "someone", "somebody"})
+BEFORE_VERB = frozenset({"please", "pls", "plz", "also", "just", "maybe", "perhaps", "here", "else", "ever", "really"})
+
+
+def adverb(word: str) -> bool:
+    """Whether a word is an adverb made from an English word ("ideally", "preferably", "quickly", "basically"): its
+    base, without the "-ly", is a word of general English (``wordfreq``, bundled data)."""
+    if len(word) < 6 or not word.endswith("ly"):
+        return False
+    bases = [word[:-2], word[:-3] + "y"]
+    if word.endswith(("ably", "ibly")):
+        bases.append(word[:-1] + "e")
+    if word.endswith("ally"):
+        bases.append(word[:-4])
+    return any(zipf(b) >= ADVERB_BASE for b in bases if len(b) > 2)
+
+
+ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once per million words)
+
+
+def asked_verbs(toks: list[Tok]) -> set[int]:
+    """The positions of the verb a request asks with, of its subject, of the adverbs between them and of a particle
+    after it ("Could you *identify* papers on X", "Has anyone here *worked* on X", "Can you *dig up* …"): in
+    English the first word after an
+    auxiliary and its subject (past "please", "here" or an adverb) is the verb of the clause, so it is never a
+    topic; a request word or a stop-word there is left as it is ("Do you *have* GAN papers?")."""
+    out: set[int] = set()
+    for i in range(1, len(toks) - 1):
+        if toks[i].low not in ASKED or toks[i - 1].low not in AUXILIARY_STARTS:
+            continue
+        j = i + 1
+        while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):
+            j += 1
+        if j < len(toks) and toks[j].word and toks[j].low not in STOPWORDS and toks[j].low not in REQUEST_WORDS:
+            out |= set(range(i, j + 1))  # (the subject and the adverbs too: "anyone" is who asks)
+            if j + 1 < len(toks) and toks[j + 1].low in PARTICLES:
+                out.add(j + 1)
+    return out
 
 
 def framed(toks: list[Tok]) -> bool:

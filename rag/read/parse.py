@@ -17,17 +17,21 @@ from dataclasses import dataclass
 
 from askpapers.rag.read.cues import (
     ANAPHORA,
+    ASKERS,
     AUXILIARIES,
     BOTH_CUES,
     LINK_VERBS,
     LINKS,
     NOT_WORDS,
     OR_WORDS,
+    QUESTION_STARTS,
     RELATIONAL_VERBS,
     RELATIVES,
+    REQUEST_NOUNS,
     REQUEST_WORDS,
     SUBORDINATORS,
     Tok,
+    adverb,
     is_name,
 )
 from askpapers.vectorstore.text import STOPWORDS
@@ -98,6 +102,28 @@ def _examples_cue(toks: list[Tok], i: int) -> int:
     return 0
 
 
+def _opens_clause(toks: list[Tok], i: int) -> bool:
+    """Whether the comma or "and" at ``i`` opens a clause of its own, so joins nothing: before a request word or a
+    clause's first word ("Hi team, which papers …", "…, I'd love …", "…, it's urgent", "…, if any"), an adverb
+    of the request ("…, ideally with experiments"), or, after "and", a subject or a request verb ("I'm writing the
+    related work section and need everything on X"). Two topics are joined by a comma or "and" only when a topic
+    follows: "X, early stopping", "X and new benchmarks"."""
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if nxt is None or not nxt.word:
+        return False
+    after = toks[i + 2] if i + 2 < len(toks) else None
+    ends = after is None or not after.word or after.low in STOPWORDS or after.low in LINKS or after.low in REQUEST_WORDS
+    if "'" in nxt.text or nxt.low in SUBORDINATORS or (adverb(nxt.low) and ends):
+        return True
+    if toks[i].text == ",":
+        return nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS
+    return (
+        nxt.low in ASKERS
+        or nxt.low in QUESTION_STARTS
+        or (nxt.low in REQUEST_WORDS and nxt.low not in REQUEST_NOUNS and ends)
+    )
+
+
 def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: Glue) -> list[Item]:
     """Units and the boundaries between them, in question order (``glued``: whether a request word belongs to the
     topic beside it, which the corpus decides)."""
@@ -146,11 +172,7 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             out.append("gap")
         elif boundary := _boundary(t, both):
             close()
-            # a comma before a new clause ("Hi team, which papers …", "…, I'd love …", "…, it's urgent") joins nothing
-            clause = t.text == "," and nxt is not None and nxt.word and (
-                nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or nxt.low in SUBORDINATORS or "'" in nxt.text
-            )  # fmt: skip
-            out.append("gap" if boundary == "or" and clause else boundary)
+            out.append("gap" if boundary == "or" and _opens_clause(toks, i) else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)
               and not glued(low, cur.words, False)):  # fmt: skip
             close()

@@ -28,6 +28,7 @@ from askpapers.rag.read.cues import (
     NOT_WORDS,
     REQUEST_WORDS,
     TOKEN,
+    asked_verbs,
     correct,
     framed,
     given,
@@ -74,8 +75,9 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         return glued(word, neighbour, before, lexicon)
 
     is_framed = framed(toks)
-    # in a request, what a demonstrative points at ("in this batch") is given, not asked for
-    skip = used | cue | (given(toks) if is_framed else set())
+    # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks
+    # with ("Could you identify …") is no topic
+    skip = used | cue | (given(toks) | asked_verbs(toks) if is_framed else set())
     items = join_terms(bounded(segments(toks, skip, acronyms, glue)), lexicon)
     groups, excluded_groups = grouped(items)
     groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]

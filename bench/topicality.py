@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from askpapers.rag.evaluation.evaluate import CANONICAL, conference_app, default_cache, eval_store
-from askpapers.rag.evaluation.frames import GREETINGS, POLITENESS, PURPOSES, REQUESTS, fill
+from askpapers.rag.evaluation.frames import GREETINGS, POLITENESS, PURPOSES, QUALIFIERS, REQUESTS, fill
 from askpapers.rag.evaluation.metrics import load_jsonl
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.query import plan
@@ -75,6 +75,9 @@ def frame_templates(held_out: int | None = None, folds: int = 4) -> list[tuple[s
             if q:
                 body = body + (" " if body.endswith("?") else ", ") + q
             out.append((f"{g} {body}".strip(), r % folds))
+        # the request with what it asks of the papers beside their topic ("…, ideally with experiments")
+        body, qualifier = request.rstrip("?"), QUALIFIERS[r % len(QUALIFIERS)]
+        out.append((f"{body}, {qualifier}" + ("?" if request.endswith("?") else ""), r % folds))
     return out
 
 

@@ -874,3 +874,26 @@ def test_an_adverb_is_made_from_an_english_word() -> None:
 
     assert [w for w in ("ideally", "preferably", "quickly", "basically", "hopefully") if not adverb(w)] == []
     assert [w for w in ("anomaly", "family", "assembly", "only", "poly", "jailbreaks") if adverb(w)] == []
+
+
+QUALIFIED = [
+    *DOCS,
+    *(f"Experiments on {w} show clear gains." for w in ("vision", "speech", "graphs", "text", "tables", "audio",
+      "video", "code", "maps", "games", "music", "art", "chemistry", "physics", "biology", "robots", "driving",
+      "finance", "health", "weather")),
+    "Time series forecasting with transformers.", "We study time series forecasting of demand.",
+    "Forecasting weather time series.",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["Find me abstracts about time series forecasting, ideally with experiments",
+     "Papers on time series forecasting with experiments please"],
+)  # fmt: skip
+def test_what_a_request_asks_of_the_papers_only_ranks(q: str) -> None:
+    """ "…, ideally with experiments": "experiments", in a quarter of the papers whatever their topic, was read as
+    more topical than the topic and gated it (1,087 papers cited for "time series forecasting"). Topicality is
+    trained on frames with such qualifiers too (``rag.evaluation.frames.QUALIFIERS``), so the topic gates."""
+    p = plan(q, docs_lexicon(QUALIFIED))
+    assert [f.alternatives for f in p.facets if not f.optional] == [("time series forecasting",)], p.facets

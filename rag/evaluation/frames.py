@@ -37,6 +37,13 @@ PURPOSES = (
     "to get up to speed", "for a grant proposal", "for a literature review", "before my meeting tomorrow",
     "for a course I'm teaching", "for a project at work", "as background for a paper",
 )  # fmt: skip
+# what a request asks of the papers beside their topic: the kind of work, or what it should hold ("ideally with
+# experiments"); words that many papers use, whatever their topic (used to train topicality, bench.topicality)
+QUALIFIERS = (
+    "ideally with experiments", "with code", "with theoretical guarantees", "preferably recent",
+    "with strong empirical results", "with benchmarks", "that report real-world evaluations", "with open datasets",
+    "especially empirical studies", "with a theoretical analysis", "with ablations", "that compare baselines",
+)  # fmt: skip
 POLITENESS = ("", "please", "thanks!", "thank you so much", "cheers", "if you can", "much appreciated", "ty", "if any")
 
 PHRASINGS = (

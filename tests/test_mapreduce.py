@@ -299,24 +299,18 @@ def fifty(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Settings:
     return settings
 
 
-def test_the_judge_is_asked_and_its_quotes_checked_on_a_50_paper_store(fifty: Settings, fake: FakeOpenAI) -> None:
-    """Issue 23, item 3: a two-facet question on a 50-paper store really sends a judge request; a "yes" with a
-    quote that is not in the abstract adds nothing, one with a verbatim quote adds the paper with that sentence as
-    its evidence. The judge sees only borderline papers (matched without every facet's phrase, or missing one facet
-    with an embedding close to it): a question whose matches all state both phrases sends no judge request."""
+def test_the_judge_is_asked_on_a_50_paper_store(fifty: Settings, fake: FakeOpenAI) -> None:
+    """Issue 23, item 3: a two-facet question on a 50-paper store really sends a judge request, which shows the
+    judge only borderline papers: here "Speech heads", matched without the phrase "conformal prediction" (its
+    "conformer prediction head"), and not the papers stating both phrases nor those far from them. Its "no" removes
+    the paper. (Before stop 33, "time series" only ranked here, and the judge was shown "Quantile forecasts"; read
+    as the second facet it is, that paper misses "conformal prediction" with a model probability of 0.17, below the
+    judge's half cut. A judge's quotes are checked in the tests above.)"""
     fake.default("answer", Reply("Two papers apply conformal prediction to time series [1][2]."))
-    fake.on("judge", Reply(verdicts(**{"Quantile forecasts": ("yes", "We use conformal prediction for time series.")})))
-    fabricated = llm_app(fifty, fake).ask(CONFORMAL)
+    fake.on("judge", Reply(verdicts(**{"Speech heads": ("no", "")})))
+    answer = llm_app(fifty, fake).ask(CONFORMAL)
     judge = fake.of("judge")
-    assert len(judge) == 1 and "Quantile forecasts" in system_of(judge[0])
-    assert "quantile" not in {c.paper_id for c in fabricated.citations} and "0 added" in " ".join(fabricated.notices)
-    fake.reset()
-    fake.quiet_steps()
-    fake.default("answer", Reply("Two papers apply conformal prediction to time series [1][2]."))
-    fake.on("judge", Reply(verdicts(**{"Quantile forecasts": ("yes", "we also compare with conformal methods")})))
-    real = llm_app(fifty, fake).ask(CONFORMAL)
-    assert len(fake.of("judge")) == 1
-    cite = next(c for c in real.citations if c.paper_id == "quantile")
-    assert (
-        "conformal methods" in cite.evidence and cite.evidence in cite.abstract and "1 added" in " ".join(real.notices)
-    )
+    assert len(judge) == 1 and "Speech heads" in system_of(judge[0]), judge
+    assert "Calibrated forecasts" not in system_of(judge[0]) and "Protein folding" not in system_of(judge[0])
+    assert sorted(c.paper_id for c in answer.citations) == ["cp-ts", "cp-ts2"]
+    assert "1 removed" in " ".join(answer.notices)

@@ -897,3 +897,17 @@ def test_what_a_request_asks_of_the_papers_only_ranks(q: str) -> None:
     trained on frames with such qualifiers too (``rag.evaluation.frames.QUALIFIERS``), so the topic gates."""
     p = plan(q, docs_lexicon(QUALIFIED))
     assert [f.alternatives for f in p.facets if not f.optional] == [("time series forecasting",)], p.facets
+
+
+@pytest.mark.parametrize(
+    "q", ["Are there any benchmarks or methods for jailbreaks?", "Any datasets or papers on jailbreaks?"]
+)
+def test_an_alternative_of_any_kind_of_work_narrows_nothing(q: str) -> None:
+    """ "benchmarks or *methods* for X": the request word is an alternative of any kind of work on X, so the group
+    it is in narrows nothing; it had been read as "benchmarks" AND X (hallucination: 11 papers of 50)."""
+    assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
+
+
+def test_a_group_of_any_work_stays_when_it_is_all_the_question_asks() -> None:
+    assert facets(read("benchmarks or papers on it?")) == [["benchmarks"]]
+    assert facets(read("jailbreaks or diffusion models for robots")) == [["jailbreaks", "diffusion models"], ["robots"]]

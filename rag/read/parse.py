@@ -52,7 +52,7 @@ class Unit:
     long: int = 0  # … for its first ``long`` words (the rest, such as "models", follow the acronym)
 
 
-Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "link:WORD"
+Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "any" (see grouped), "link:WORD"
 
 
 def _boundary(t: Tok, both: bool) -> str:
@@ -109,7 +109,7 @@ def _opens_clause(toks: list[Tok], i: int) -> bool:
     related work section and need everything on X"). Two topics are joined by a comma or "and" only when a topic
     follows: "X, early stopping", "X and new benchmarks"."""
     nxt = toks[i + 1] if i + 1 < len(toks) else None
-    if nxt is None or not nxt.word:
+    if nxt is None or not nxt.word or (toks[i].text != "," and toks[i].low != "and"):
         return False
     after = toks[i + 2] if i + 2 < len(toks) else None
     ends = after is None or not after.word or after.low in STOPWORDS or after.low in LINKS or after.low in REQUEST_WORDS
@@ -189,7 +189,12 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             else:
                 close()
                 article = low in ("the", "a", "an") and bool(out) and str(out[-1]).startswith("link:")
-                out.append(f"link:{low}" if article else "gap")
+                # "benchmarks or *methods* for X": an alternative of any kind of work on X, so "benchmarks" narrows
+                # nothing (an "any" boundary: the group before it is dropped, see grouped)
+                anything = (low in REQUEST_WORDS and (low not in STOPWORDS or low in REQUEST_NOUNS)
+                            and len(out) >= 2 and out[-1] == "or" and isinstance(out[-2], Unit)
+                            and nxt is not None and nxt.low in LINKS)  # fmt: skip
+                out.append(f"link:{low}" if article else "any" if anything else "gap")
         else:
             if cur is None:
                 cur = Unit([], [])
@@ -216,9 +221,12 @@ def bounded(items: list[Item]) -> list[Item]:
 
 
 def grouped(items: list[Unit | str]) -> tuple[list[list[Unit]], list[list[Unit]]]:
-    """Group units into facets (alternatives joined by "or") and exclusions (after "not")."""
+    """Group units into facets (alternatives joined by "or") and exclusions (after "not"). A group with a request
+    word for an alternative ("benchmarks or methods for X", the "any" boundary) narrows nothing and is left out,
+    unless it is all the question asks about."""
     facets: list[list[Unit]] = []
     excluded: list[list[Unit]] = []
+    open_: list[list[Unit]] = []
     target = facets
     current: list[Unit] = []
     for item in [*items, "and"]:
@@ -228,12 +236,12 @@ def grouped(items: list[Unit | str]) -> tuple[list[list[Unit]], list[list[Unit]]
             continue
         else:
             if current:
-                target.append(current)
+                (open_ if item == "any" and target is facets else target).append(current)
                 current = []
                 target = facets
             if item == "not":
                 target = excluded
-    return facets, excluded
+    return facets or open_, excluded
 
 
 def corrected(text: str, corrections: list[tuple[str, str]]) -> str:

@@ -689,10 +689,11 @@ def test_a_request_verb_typed_before_the_topic_only_ranks_when_the_corpus_knows_
     topical, and the corpus uses its family ("research") without X beyond chance: it only ranks. "weather" of
     "weather forecasting", in a corpus with no word of its family, still must hold (nothing matches)."""
     lex = docs_lexicon([*DOCS, "Prior research on robots.", "This research studies learning.", "Research on graphs."])
-    p = plan("I'm researching jailbreaks. What can you find?", lex)
+    # (without "I'm", which sets the verb after it aside whatever the corpus says: see the tests at the end)
+    p = plan("Researching jailbreaks. What can you find?", lex)
     assert [f.alternatives for f in p.facets if not f.optional] == [("jailbreaks",)], p.facets
-    p = plan("I'm researching jailbreaks. What can you find?", LEX)  # (no word of the family: as typed)
-    assert [f.alternatives for f in p.facets if not f.optional] == [("researching",), ("jailbreaks",)], p.facets
+    p = plan("Researching jailbreaks. What can you find?", LEX)  # (no word of the family: as typed)
+    assert [f.alternatives for f in p.facets if not f.optional] == [("Researching",), ("jailbreaks",)], p.facets
     p = plan("Which papers are about weather forecasting?", lex)
     assert ("weather",) in [f.alternatives for f in p.facets if not f.optional], p.facets
 
@@ -911,3 +912,15 @@ def test_an_alternative_of_any_kind_of_work_narrows_nothing(q: str) -> None:
 def test_a_group_of_any_work_stays_when_it_is_all_the_question_asks() -> None:
     assert facets(read("benchmarks or papers on it?")) == [["benchmarks"]]
     assert facets(read("jailbreaks or diffusion models for robots")) == [["jailbreaks", "diffusion models"], ["robots"]]
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["I'm researching jailbreaks. What can you find?", "We are investigating jailbreaks - relevant work?",
+     "I've been surveying jailbreaks, anything?", "I'd appreciate jailbreaks papers"],
+)  # fmt: skip
+def test_the_verb_of_a_statement_in_a_request_is_no_topic(q: str) -> None:
+    """ "I'm *researching* domain generalization": after a subject and its auxiliary the verb is no topic (the
+    corpus states "research domain", so "researching domain" had gated and "generalization" only ranked)."""
+    assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
+    assert facets(read("I have jailbreaks papers, any more?")) == [["jailbreaks"]]  # ("have" is no auxiliary here)

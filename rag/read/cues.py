@@ -259,7 +259,10 @@ AUXILIARY_STARTS = frozenset(
      "was", "were"}
 )  # fmt: skip
 ASKED = frozenset({"you", "u", "ya", "anyone", "anybody", "someone", "somebody"})
-BEFORE_VERB = frozenset({"please", "pls", "plz", "also", "just", "maybe", "perhaps", "here", "else", "ever", "really"})
+BEFORE_VERB = frozenset(
+    {"please", "pls", "plz", "also", "just", "maybe", "perhaps", "here", "else", "ever", "really", "been"}
+)
+SUBJECT_AUXILIARIES = frozenset({"im", "ive", "weve", "id"})  # I'm, I've, we've, I'd: a subject and its auxiliary
 
 
 def adverb(word: str) -> bool:
@@ -281,12 +284,18 @@ ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once p
 def asked_verbs(toks: list[Tok]) -> set[int]:
     """The positions of the verb a request asks with, of its subject, of the adverbs between them and of a particle
     after it ("Could you *identify* papers on X", "Has anyone here *worked* on X", "Can you *dig up* …"): in
-    English the first word after an
-    auxiliary and its subject (past "please", "here" or an adverb) is the verb of the clause, so it is never a
-    topic; a request word or a stop-word there is left as it is ("Do you *have* GAN papers?")."""
+    English the first word after an auxiliary and its subject, or after a subject and its auxiliary ("I'm
+    *researching* X", "we are *exploring* X"), past "please", "here", "been" or an adverb, is the verb of the
+    clause, so it is never a topic; a request word or a stop-word there is left as it is ("Do you *have* GAN
+    papers?")."""
     out: set[int] = set()
-    for i in range(1, len(toks) - 1):
-        if toks[i].low not in ASKED or toks[i - 1].low not in AUXILIARY_STARTS:
+    for i in range(len(toks) - 1):
+        asks = i > 0 and toks[i].low in ASKED and toks[i - 1].low in AUXILIARY_STARTS  # "could you", "has anyone"
+        # or a statement's subject and auxiliary: "I'm researching X", "we are exploring X", "I've been reading …"
+        tells = toks[i].low in SUBJECT_AUXILIARIES or (
+            i > 0 and toks[i - 1].low in ("i", "we") and toks[i].low in ("am", "are", "was")
+        )
+        if not (asks or tells):
             continue
         j = i + 1
         while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):

@@ -159,6 +159,8 @@ def test_math_and_emphasis_render_in_the_chat_and_the_sources(page: Any) -> None
 
 
 def test_examples_come_from_the_corpus_in_the_store(page: Any) -> None:
+    # (Gradio draws the examples' buttons after the page loads: read them once they are there)
+    page.locator("#examples button").first.wait_for()
     examples = page.locator("#examples").inner_text()
     assert "WaterSIC" not in examples and "quokka foraging" in examples
     page.locator("#examples button").first.click()

@@ -252,17 +252,17 @@ ASKERS = frozenset(
 WANTS = frozenset({"work", "reading", "readings", "references", "pointers", "what", "whats"})
 
 
-# The auxiliary and the subject a request asks with ("*Could you* identify …", "*Has anyone* worked on …"): the next
-# word that is neither a request word nor a stop-word is the verb of the request.
-AUXILIARY_STARTS = frozenset(
-    {"can", "could", "would", "will", "might", "may", "shall", "do", "did", "does", "has", "have", "had", "is", "are",
-     "was", "were"}
-)  # fmt: skip
+# The subject a request asks with, after an auxiliary (`AUXILIARIES`: "*Could you* identify …", "*Has anyone* worked
+# on …"), and a subject with its auxiliary in a statement ("*I'm* researching …", "*we are* exploring …"): the first
+# word past `BEFORE_VERB` words and adverbs is the verb of the request (`asked_verbs`).
 ASKED = frozenset({"you", "u", "ya", "anyone", "anybody", "someone", "somebody"})
+SUBJECT_AUXILIARIES = frozenset(
+    {("im",), ("ive",), ("weve",), ("id",), ("i", "am"), ("we", "are"), ("i", "was")}
+)  # (I'm, I've, we've, I'd, as one token once normalised)
 BEFORE_VERB = frozenset(
     {"please", "pls", "plz", "also", "just", "maybe", "perhaps", "here", "else", "ever", "really", "been"}
 )
-SUBJECT_AUXILIARIES = frozenset({"im", "ive", "weve", "id"})  # I'm, I've, we've, I'd: a subject and its auxiliary
+ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once per million words)
 
 
 def adverb(word: str) -> bool:
@@ -278,9 +278,6 @@ def adverb(word: str) -> bool:
     return any(zipf(b) >= ADVERB_BASE for b in bases if len(b) > 2)
 
 
-ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once per million words)
-
-
 def asked_verbs(toks: list[Tok]) -> set[int]:
     """The positions of the verb a request asks with, of its subject, of the adverbs between them and of a particle
     after it ("Could you *identify* papers on X", "Has anyone here *worked* on X", "Can you *dig up* …"): in
@@ -290,10 +287,9 @@ def asked_verbs(toks: list[Tok]) -> set[int]:
     papers?")."""
     out: set[int] = set()
     for i in range(len(toks) - 1):
-        asks = i > 0 and toks[i].low in ASKED and toks[i - 1].low in AUXILIARY_STARTS  # "could you", "has anyone"
-        # or a statement's subject and auxiliary: "I'm researching X", "we are exploring X", "I've been reading …"
-        tells = toks[i].low in SUBJECT_AUXILIARIES or (
-            i > 0 and toks[i - 1].low in ("i", "we") and toks[i].low in ("am", "are", "was")
+        asks = i > 0 and toks[i].low in ASKED and toks[i - 1].low in AUXILIARIES  # "could you", "has anyone"
+        tells = (toks[i].low,) in SUBJECT_AUXILIARIES or (
+            i > 0 and (toks[i - 1].low, toks[i].low) in SUBJECT_AUXILIARIES
         )
         if not (asks or tells):
             continue

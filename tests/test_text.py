@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from askpapers.vectorstore.parse import parse_paths
 from askpapers.vectorstore.text import (
@@ -263,4 +266,23 @@ def test_stems_come_from_pystemmer_and_equal_the_pure_python_snowball_stemmer() 
     assert [stem(w) for w in words] == [
         snowballstemmer.stemmer("english").stemWord(w[:-1]) if len(w) > 2 and plural.fullmatch(w) else e
         for w, e in zip(words, expected, strict=True)
+    ]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_tokens_are_the_unicode_rules_tokens(text: str) -> None:
+    """ASCII text takes a faster pattern; its tokens are the ones the Unicode rule ([^\\W_]+) gives."""
+    assert tokens(text) == re.findall(r"[^\W_]+", text.lower())
+
+
+def test_tokens_of_non_ascii_text_keep_letters_of_any_script() -> None:
+    assert tokens("Naïve Bayes für Graphen, ε-greedy_x 3D") == [
+        "naïve",
+        "bayes",
+        "für",
+        "graphen",
+        "ε",
+        "greedy",
+        "x",
+        "3d",
     ]

@@ -188,6 +188,7 @@ STOPWORDS = frozenset(
 _stemmers = threading.local()  # a stemmer keeps its state between calls: one per thread
 _ACRONYM_PLURAL = re.compile(r"\b[b-df-hj-np-tv-xz0-9]+s\b")  # (the \b keep search linear)
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")  # the same tokens on ASCII text, without a Unicode class lookup per letter
 
 
 @lru_cache(maxsize=200_000)
@@ -208,11 +209,12 @@ def _stemmer() -> Stemmer.Stemmer:
 
 def tokens(text: str) -> list[str]:
     """Lower-cased word tokens (letters and digits; everything else separates)."""
-    return _TOKEN.findall(text.lower())
+    low = text.lower()
+    return (_ASCII_TOKEN if low.isascii() else _TOKEN).findall(low)
 
 
 def stems(text: str) -> list[str]:
-    return [stem(t) for t in tokens(text)]
+    return list(map(stem, tokens(text)))
 
 
 def content_stems(text: str) -> list[str]:

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 from askpapers.rag.read.cues import RELATIONAL
@@ -52,6 +52,11 @@ def best_sentence(abstract: str, terms: list[str], prefer_numbers: bool = False,
 
 def topic_units(topic: str) -> list[str]:
     """The parts of a topic a sentence must state: content words, and hyphenated compounds kept whole."""
+    return list(_topic_units(topic))
+
+
+@lru_cache(maxsize=4096)
+def _topic_units(topic: str) -> tuple[str, ...]:
     units: list[str] = []
     for word in topic.split():
         if _COMPOUND.search(word):
@@ -59,15 +64,22 @@ def topic_units(topic: str) -> list[str]:
                 units.append(word.strip(".,;:!?\"'()"))
         else:
             units.extend(content_stems(word))
-    return list(dict.fromkeys(units))
+    return tuple(dict.fromkeys(units))
 
 
-def coverage(units: list[str], text: str) -> float:
+def coverage(units: Sequence[str], text: str) -> float:
     """Largest share of a topic's units (see :func:`topic_units`) found together in one sentence of ``text``.
 
     A compound such as "vision-language" counts only where the sentence states it as a phrase, so
     "language and vision tasks" does not cover it.
     """
+    return _coverage(tuple(units), text)
+
+
+@lru_cache(maxsize=4096)
+def _coverage(units: tuple[str, ...], text: str) -> float:
+    """:func:`coverage`, kept for the candidates of one question (the matcher asks it per facet, then per facet's
+    first spelling again for the membership features)."""
     if not units:
         return 0.0
     best = 0.0

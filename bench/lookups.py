@@ -24,7 +24,8 @@ from bench.harness import log, store_settings
 
 # what reaches the BM25 index (SQLite) and what reaches Chroma
 LEXICAL = ["word_df", "words_with_stems", "vocabulary", "phrase_count", "facet_count", "venues", "size", "search",
-           "phrase_search", "facet_search", "all_words_search", "field_scores", "doc_texts", "state"]  # fmt: skip
+           "phrase_search", "facet_search", "all_words_search", "phrase_ids", "all_words_ids", "field_scores",
+           "doc_texts", "state"]  # fmt: skip
 STORE = ["get_papers", "chunk_vectors", "paper_vectors", "chunk_texts", "nearest_chunk_ids", "nearest_paper_ids",
          "query_chunks", "count", "iter_papers"]  # fmt: skip
 

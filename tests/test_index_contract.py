@@ -147,6 +147,19 @@ def test_phrases_facets_and_all_words(index: Index) -> None:
     assert {p for p, _ in index.all_words_search(["learning model"], 10)} == {"fed"}
 
 
+def test_unranked_ids_are_every_paper_the_searches_find(index: Index) -> None:
+    """The sets the matcher pools candidates from: every paper, with no score and no cut."""
+    assert index.phrase_ids(["graph neural networks"]) == {"gnn", "gnn2"}
+    assert index.phrase_ids(["contextual bandit", "federated learning"]) == {"bandit", "fed"}
+    assert index.phrase_ids(["neural graph networks"]) == set() and index.phrase_ids([]) == set()
+    assert index.all_words_ids(["learning data"]) == {"rl"} and index.all_words_ids(["learning model"]) == {"fed"}
+    assert index.phrase_ids(["graph neural networks"], Filters(year=2023)) == {"gnn2"}
+    assert index.phrase_ids(["graph neural networks"], Filters(venue="ICLR 2024")) == set()
+    for words in ("learning", "graph", "diffusion sampling"):
+        ranked = {p for p, _ in index.all_words_search([words], 1000)}
+        assert index.all_words_ids([words]) == ranked and len(ranked) >= 1
+
+
 def test_field_scores(index: Index) -> None:
     scores = index.field_scores("diffusion images", ["diff", "gnn", "rl"])
     assert set(scores) == {"diff"}  # a paper holding none of the words is left out

@@ -383,6 +383,14 @@ class LexicalIndex:
         """Papers holding every content word of one of the phrases, anywhere (stemmed), best bm25 first."""
         return self._match(all_words_expression(phrases), n, filters)
 
+    def phrase_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        """Every paper :meth:`phrase_search` finds, unranked: no BM25 score or sort for each of thousands."""
+        return self._ids(phrase_expression(phrases), filters)
+
+    def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        """Every paper :meth:`all_words_search` finds, unranked."""
+        return self._ids(all_words_expression(phrases), filters)
+
     def field_scores(self, query: str, paper_ids: list[str]) -> dict[str, tuple[float, float, float]]:
         """BM25 of the query's words in each given paper: (title and abstract, title only, abstract only); higher
         is better, and a paper holding none of the words is left out. One scan, bounded by the ids given."""
@@ -399,23 +407,21 @@ class LexicalIndex:
         rows = conn.execute(sql, [expr, *rowids]).fetchall()
         return {rowids[r]: (-float(a), -float(t), -float(b)) for r, a, t, b in rows if r in rowids}
 
+    def _ids(self, expr: str, filters: Filters | None) -> set[str]:
+        conn = self._conn()
+        if not expr or conn is None:
+            return set()
+        sql, args = _filtered("SELECT paper_id FROM papers WHERE papers MATCH ?", expr, filters)
+        return {str(pid) for (pid,) in conn.execute(sql, args)}
+
     def _match(self, expr: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
         conn = self._conn()
         if not expr or conn is None:
             return []
         # Rank by row id first, then look up the ids of the top n only: reading paper_id for every matching
         # row (tens of thousands for a common word at 50k papers) cost a fifth of the query.
-        sql = "SELECT rowid, bm25(papers, 0, 1.0, 1.0) AS s FROM papers WHERE papers MATCH ?"
-        args: list[Any] = [expr]
-        if filters is not None:
-            if filters.venue is not None:
-                sql += " AND venue = ?"
-                args.append(filters.venue)
-            if filters.year is not None:
-                sql += " AND year = ?"
-                args.append(filters.year)
-            if filters.has_code:
-                sql += " AND has_code = 1"
+        sql, args = _filtered("SELECT rowid, bm25(papers, 0, 1.0, 1.0) AS s FROM papers WHERE papers MATCH ?", expr,
+                              filters)  # fmt: skip
         sql += " ORDER BY s LIMIT ?"
         args.append(n)
         ranked = conn.execute(sql, args).fetchall()
@@ -424,6 +430,21 @@ class LexicalIndex:
         marks = ",".join("?" * len(ranked))
         ids = dict(conn.execute(f"SELECT rowid, paper_id FROM papers WHERE rowid IN ({marks})", [r for r, _ in ranked]))
         return [(str(ids[r]), -float(s)) for r, s in ranked if r in ids]
+
+
+def _filtered(sql: str, expr: str, filters: Filters | None) -> tuple[str, list[Any]]:
+    """An FTS5 ``MATCH`` query with the filters' conditions, and its arguments."""
+    args: list[Any] = [expr]
+    if filters is not None:
+        if filters.venue is not None:
+            sql += " AND venue = ?"
+            args.append(filters.venue)
+        if filters.year is not None:
+            sql += " AND year = ?"
+            args.append(filters.year)
+        if filters.has_code:
+            sql += " AND has_code = 1"
+    return sql, args
 
 
 def _facets_meta(venues: set[str], years: set[int]) -> list[tuple[str, str]]:

@@ -64,18 +64,19 @@ class FacetPools:
         dense = self.dense(facet, filters, within)
         if within is not None:
             return set(within), dense
-        n = max(1, self.index.size())  # every paper that states it: the count is the true total, whatever k is
-        hits = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), n, filters)]
-        found = set(hits)
-        # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks")
-        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(hits[:DEFINERS]).values()])
+        # every paper that states it (unranked: the count is the true total, whatever k is)
+        found = self.index.phrase_ids(facet.all_spellings(), filters)
+        # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks"),
+        # read from the papers that state it best
+        definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
+        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(definers).values()])
         extra = [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
         if extra:
-            found |= {pid for pid, _ in self.index.phrase_search(extra, n, filters)}
+            found |= self.index.phrase_ids(extra, filters)
         if loose:
             held = [unrelational(s) for s in facet.all_spellings()]  # as holds_words reads them
-            found |= {pid for pid, _ in self.index.all_words_search([h for h in held if h], n, filters)}
-            found |= {pid for pid, _ in self.index.phrase_search(list(cores), n, filters)}
+            found |= self.index.all_words_ids([h for h in held if h], filters)
+            found |= self.index.phrase_ids(list(cores), filters)
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
 

@@ -117,6 +117,12 @@ class PaperIndex(FreshRole):
     def all_words_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         return self.bm25.all_words_search(phrases, n, filters)
 
+    def phrase_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        return self.bm25.phrase_ids(phrases, filters)
+
+    def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        return self.bm25.all_words_ids(phrases, filters)
+
     def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         return self.bm25.field_scores(query, paper_ids)
 

@@ -106,6 +106,12 @@ class LexicalSearch(Freshness, Protocol):
     def all_words_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers holding every content word of one of the phrases anywhere, best first."""
 
+    def phrase_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        """Every paper :meth:`phrase_search` finds, unranked (a set that only needs its members is not scored)."""
+
+    def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        """Every paper :meth:`all_words_search` finds, unranked."""
+
     def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         """BM25 of the query's words in each paper holding one: (title and abstract, title, abstract)."""
 

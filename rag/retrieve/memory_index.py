@@ -326,6 +326,17 @@ class MemoryIndex:
     def all_words_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         return self._match(_parse(all_words_expression(phrases)), n, filters)
 
+    def phrase_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        return self._ids(_parse(phrase_expression(phrases)), filters)
+
+    def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        return self._ids(_parse(all_words_expression(phrases)), filters)
+
+    def _ids(self, expr: Expression, filters: Filters | None) -> set[str]:
+        if not expr:
+            return set()
+        return {pid for pid, d in self._docs.items() if d.passes(filters) and self._matches(d, expr)}
+
     def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         expr = _parse(match_expression(query))
         if not expr:

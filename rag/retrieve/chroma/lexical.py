@@ -34,6 +34,14 @@ class ChromaLexical(FreshRole):
         """Papers holding every content word of one of the phrases anywhere, best BM25 first."""
         return self.fresh.call(lambda index: index.all_words_search(phrases, n, filters))
 
+    def phrase_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        """Every paper stating one of the phrases, unranked."""
+        return self.fresh.call(lambda index: index.phrase_ids(phrases, filters))
+
+    def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
+        """Every paper holding every content word of one of the phrases anywhere, unranked."""
+        return self.fresh.call(lambda index: index.all_words_ids(phrases, filters))
+
     def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         """BM25 of the query's words in each paper: (title and abstract, title, abstract)."""
         return self.fresh.call(lambda index: index.field_scores(query, list(paper_ids)))

@@ -141,6 +141,25 @@ class LexicalIndex:
             self._local.conn, self._local.ino = conn, ino
         return conn
 
+    def journal(self) -> Path:
+        """SQLite's rollback journal of the index file: left behind ("hot") by a writer killed mid-update."""
+        return self.path.with_name(self.path.name + "-journal")
+
+    def recover(self) -> None:
+        """Roll back an update a killed writer left half done. SQLite does it when it opens the file for writing;
+        a read-only reader cannot ("attempt to write a readonly database"), so it would take the index for damaged
+        and rebuild it whole (20 minutes at 700k papers), where the rolled-back index only needs the papers written
+        since its time mark."""
+        if not (self.path.exists() and self.journal().exists()):
+            return
+        conn = sqlite3.connect(self.path, timeout=30)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError:
+            pass  # (damaged: state() says so, and the index is rebuilt)
+        finally:
+            conn.close()
+
     def state(self) -> dict[str, str] | None:
         """The index's meta data (revision, count, since), or None when it is missing, damaged or outdated."""
         conn = self._conn()
@@ -187,6 +206,9 @@ class LexicalIndex:
             conn.commit()
         finally:
             conn.close()
+        # A journal beside the file is the old file's (the new one was written under another name): SQLite would
+        # roll its pages back into the new file at the next write, which damages it. It goes first.
+        self.journal().unlink(missing_ok=True)
         os.replace(tmp, self.path)
         return n
 
@@ -505,6 +527,7 @@ def sync_lexical(store: Store, settings: StoreSettings, force: bool = False) -> 
     """
     index = LexicalIndex(lexical_path(settings))
     revision, count = store.revision, store.count()
+    index.recover()
     state = None if force else index.state()
     if state is not None and (state.get("revision"), int(state.get("count", -1))) == (revision, count):
         return index

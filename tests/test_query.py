@@ -187,6 +187,9 @@ def test_facets_are_anded(question: str, expected: list[list[str]]) -> None:
         ("federated learning and/or differential privacy", [["federated learning", "differential privacy"]]),
         ("papers on GANs and diffusion models", [["gans", "diffusion models"]]),
         ("papers combining GANs and diffusion models", [["gans"], ["diffusion models"]]),
+        # a possessive after "and" points back: the second topic is the first one's ("LLMs and their reasoning")
+        ("Which papers study large language models and their reasoning?", [["large language models"], ["reasoning"]]),
+        ("papers on diffusion models and its robustness", [["diffusion models"], ["robustness"]]),
         ("federated learning/differential privacy", [["federated learning", "differential privacy"]]),
     ],
 )

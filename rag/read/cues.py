@@ -63,6 +63,9 @@ AUXILIARIES = frozenset(
 )  # fmt: skip
 RELATIVES = frozenset({"that", "which", "who"})
 BOTH_CUES = frozenset({"both", "combine", "combines", "combining", "combined", "together", "jointly", "plus"})
+# after "and", a possessive that points back at the topic before it: "LLMs and their reasoning" is the reasoning of
+# LLMs (both must hold), not LLMs or reasoning
+POINTING_BACK = frozenset({"their", "its"})
 ANAPHORA = frozenset({"those", "these", "them", "ones", "above", "aforementioned", "previous", "latter", "former"})
 # a conjunction that opens a clause of its own ("…, if any", "unless you have them"): the topic ends before it
 SUBORDINATORS = frozenset({"if", "unless", "whether", "because", "although", "though"})

@@ -24,6 +24,7 @@ from askpapers.rag.read.cues import (
     LINKS,
     NOT_WORDS,
     OR_WORDS,
+    POINTING_BACK,
     QUESTION_STARTS,
     RELATIONAL_VERBS,
     RELATIVES,
@@ -170,7 +171,7 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
         elif low in NOT_WORDS and _negates_predicate(toks, i):
             close()
             out.append("gap")
-        elif boundary := _boundary(t, both):
+        elif boundary := _boundary(t, both or (nxt is not None and nxt.low in POINTING_BACK)):
             close()
             out.append("gap" if boundary == "or" and _opens_clause(toks, i) else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)

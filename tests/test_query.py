@@ -190,6 +190,16 @@ def test_facets_are_anded(question: str, expected: list[list[str]]) -> None:
         # a possessive after "and" points back: the second topic is the first one's ("LLMs and their reasoning")
         ("Which papers study large language models and their reasoning?", [["large language models"], ["reasoning"]]),
         ("papers on diffusion models and its robustness", [["diffusion models"], ["robustness"]]),
+        # words that relate two topics: both must hold
+        ("papers at the intersection of GANs and diffusion models", [["gans"], ["diffusion models"]]),
+        (
+            "I need papers that connect federated learning and differential privacy",
+            [["federated learning"], ["differential privacy"]],
+        ),
+        (
+            "the interplay between federated learning and differential privacy",
+            [["federated learning"], ["differential privacy"]],
+        ),
         ("federated learning/differential privacy", [["federated learning", "differential privacy"]]),
     ],
 )

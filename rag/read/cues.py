@@ -62,7 +62,14 @@ AUXILIARIES = frozenset(
      "might", "should"}
 )  # fmt: skip
 RELATIVES = frozenset({"that", "which", "who"})
-BOTH_CUES = frozenset({"both", "combine", "combines", "combining", "combined", "together", "jointly", "plus"})
+BOTH_CUES = frozenset(
+    {
+        "both", "combine", "combines", "combining", "combined", "together", "jointly", "plus",
+        # words that put two topics in relation ("at the intersection of X and Y", "papers that connect X and Y")
+        "intersection", "intersections", "interplay", "connect", "connects", "connecting", "bridging",
+        "integrating", "combination", "combinations",
+    }
+)  # fmt: skip
 # after "and", a possessive that points back at the topic before it: "LLMs and their reasoning" is the reasoning of
 # LLMs (both must hold), not LLMs or reasoning
 POINTING_BACK = frozenset({"their", "its"})

@@ -120,8 +120,11 @@ class FacetPools:
                 whole, short = self.index.phrase_count(s), self.index.phrase_count(rest)
                 if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
                     forms.append(rest)
-            if len(words) > 2 and words[-2] in RELATIONAL:  # "retrieval-augmented" of "retrieval-augmented generation"
-                modifier = " ".join(words[:-1])
+            parts, relational = s.split(), len(words) > 2 and words[-2] in RELATIONAL
+            if relational or (len(parts) > 1 and "-" in parts[-2]):
+                # a hyphenated modifier without its head: "retrieval-augmented" of "retrieval-augmented generation",
+                # "sim-to-real" of "sim-to-real transfer" (as written: its stop-words are part of it)
+                modifier = " ".join(words[:-1]) if relational else " ".join(parts[:-1])
                 whole, short = self.index.phrase_count(s), self.index.phrase_count(modifier)
                 if 0 < short < HEAD_SHARE * size and whole >= CORE_SHARE * short:
                     forms.append(modifier)

@@ -190,6 +190,13 @@ def test_facets_are_anded(question: str, expected: list[list[str]]) -> None:
         # a possessive after "and" points back: the second topic is the first one's ("LLMs and their reasoning")
         ("Which papers study large language models and their reasoning?", [["large language models"], ["reasoning"]]),
         ("papers on diffusion models and its robustness", [["diffusion models"], ["robustness"]]),
+        # "+" joins two topics both required, "&" as "and" does; "X meets Y" relates them
+        ("planning + autonomous driving", [["planning"], ["autonomous driving"]]),
+        ("GANs & VAEs", [["gans", "vaes"]]),
+        (
+            "Find work where reinforcement learning meets robotic manipulation",
+            [["reinforcement learning"], ["robotic manipulation"]],
+        ),
         # words that relate two topics: both must hold
         ("papers at the intersection of GANs and diffusion models", [["gans"], ["diffusion models"]]),
         (

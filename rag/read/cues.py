@@ -44,7 +44,8 @@ LINKS = frozenset(
         "through", "within", "from", "by",
     }
 )  # fmt: skip
-LINK_VERBS = frozenset({"applied", "combined", "based", "using", "use", "uses"})  # "applied to", "X using Y"
+# "applied to", "X using Y", "where X meets Y"
+LINK_VERBS = frozenset({"applied", "combined", "based", "using", "use", "uses", "meets", "meet"})
 # second parts of hyphenated modifiers that relate the first part rather than name a topic ("language-guided")
 RELATIONAL = frozenset(
     {
@@ -121,7 +122,7 @@ REQUEST_NOUNS = frozenset(
 )
 
 MAX_ACRONYM = 8  # letters of a lower-case acronym in brackets ("mixture-of-experts (moe)")
-TOKEN = re.compile(r"[^\W_]+(?:[-\u2010\u2011'’][^\W_]+)*|[,;/()\[\]?!.:\u2013\u2014]|(?<=\s)-(?=\s)")
+TOKEN = re.compile(r"[^\W_]+(?:[-\u2010\u2011'’][^\W_]+)*|[,;/()\[\]?!.:\u2013\u2014]|(?<=\s)[-+&](?=\s)")
 # (each branch starts where a word starts, so searching long text stays linear; it is used with fullmatch). A dash,
 # or a hyphen with a space on both sides, ends the topic before it: "diffusion models — what's been done?"
 _NAME = re.compile(r"(?<![\w-])(?:[A-Za-z]*[a-z][A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Za-z]+-[A-Z0-9][\w-]*|\w*\d\w*)")

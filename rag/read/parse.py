@@ -58,8 +58,10 @@ Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped w
 
 def _boundary(t: Tok, both: bool) -> str:
     """The boundary a punctuation mark or a joining word makes ("or", "and", "not", "gap"), or "" for a word."""
-    if not t.word:
-        return "or" if t.text in ",/;" else "and" if t.text in "?!.:" else "gap"
+    if not t.word:  # ("X + Y": both; "X & Y" as "X and Y")
+        if t.text == "&":
+            return "and" if both else "or"
+        return "or" if t.text in ",/;" else "and" if t.text in "?!.:+" else "gap"
     if t.low in OR_WORDS or t.low == "and":
         return "and" if t.low == "and" and both else "or"
     if t.low in NOT_WORDS:

@@ -12,6 +12,7 @@ content, and reused while unchanged; the user's main store is never touched.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -85,12 +86,17 @@ def eval_store(name: str, records: list[dict[str, Any]], cache: Path, settings: 
     done = store_dir / "COMPLETE"
     if not done.exists():
         store_dir.mkdir(parents=True, exist_ok=True)
-        corpus = store_dir / "corpus.jsonl"
-        corpus.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n", encoding="utf-8")
-        # resumable: an interrupted build continues where it stopped
-        ingest([corpus], store, embedder=get_embedder(base.embedder.threads))
-        corpus.unlink()
-        done.write_text("ok\n")
+        # one build per store: an eval started beside another on the same papers waits for it, then reads its store
+        with (store_dir / ".build.lock").open("a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not done.exists():
+                corpus = store_dir / "corpus.jsonl"
+                text = "\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n"
+                corpus.write_text(text, encoding="utf-8")
+                # resumable: an interrupted build continues where it stopped
+                ingest([corpus], store, embedder=get_embedder(base.embedder.threads))
+                corpus.unlink()
+                done.write_text("ok\n")
     # the whole set of matches is scored: the cap on how many an answer shows is lifted
     answer = base.answer.model_copy(update={"max_list": EVAL_MAX_LIST})
     return AskPapers(base.model_copy(update={"store": store, "answer": answer}))

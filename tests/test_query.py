@@ -538,7 +538,7 @@ def test_the_searched_core_drops_only_the_wrapping(typed: str, core: str) -> Non
     [("Anyone here worked on federated learning?", "federated learning"),
      ("I need references on the information bottleneck for my thesis", "information bottleneck"),
      ("Show me the state-of-the-art in graph neural networks", "graph neural networks"),
-     ("whats out there on diffusion models", "diffusion models"),
+     ("whats happening with diffusion models", "diffusion models"),
      ("Hi team, which papers use diffusion models for a course I'm teaching?", "diffusion models")],
 )  # fmt: skip
 def test_only_the_topic_of_a_framed_question_gates(question: str, topic: str) -> None:
@@ -944,3 +944,34 @@ def test_the_verb_of_a_statement_in_a_request_is_no_topic(q: str) -> None:
     corpus states "research domain", so "researching domain" had gated and "generalization" only ranked)."""
     assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
     assert facets(read("I have jailbreaks papers, any more?")) == [["jailbreaks"]]  # ("have" is no auxiliary here)
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["I want to learn jailbreaks, which papers should I look at?", "I'd like to understand jailbreaks, any papers?",
+     "We need to catch up on jailbreaks. Papers?", "I'm trying to grasp jailbreaks: what work is there?",
+     "wanna explore jailbreaks, got papers?"],
+)  # fmt: skip
+def test_the_verb_after_a_wish_is_no_topic(q: str) -> None:
+    """ "I want to *learn* optimal transport" was read "learn optimal" (a phrase of the corpus: "learn optimal
+    policies") with "transport" only ranking: no paper on optimal transport. The verb after "want to", "like to",
+    "need to" says what the asker will do."""
+    assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["Point out the research on jailbreaks please", "Please dig up some papers on jailbreaks", "Look up jailbreaks"],
+)
+def test_a_phrasal_verb_that_opens_a_request_is_no_topic(q: str) -> None:
+    """ "Point out the research on hallucination" had gated on "Point out" (2 papers of 15)."""
+    assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
+
+
+@pytest.mark.parametrize(
+    "q", ["What's been written about jailbreaks recently?", "papers on jailbreaks lately", "jailbreaks, preferably?"]
+)
+def test_an_adverb_after_a_topic_is_not_part_of_it(q: str) -> None:
+    """ "written about time series forecasting recently" had read "forecasting recently" as a term (28 papers
+    cited, of 3). A term never ends in an adverb; one may start with it ("weakly supervised")."""
+    assert [f for f in facets(read(q)) if f != ["written"]] == [["jailbreaks"]], facets(read(q))

@@ -35,7 +35,7 @@ REQUEST_WORDS = frozenset(
     types sort sorts can could would should does do did is are was were be been any some all every but also
     among amongst however especially particularly specifically mainly build builds building built rely relies
     relying extend extends extending employ adopt adopts adopting utilizing
-    hmm hm hmmm umm um uh uhm erm er ah oh
+    hmm hm hmmm umm um uh uhm erm er ah oh wanna
     """.split()  # noqa: SIM905
 )  # (the last line: interjections, "hmm, X... any papers?", which a comma had made an alternative of X)
 LINKS = frozenset(
@@ -273,6 +273,10 @@ SUBJECT_AUXILIARIES = frozenset(
 BEFORE_VERB = frozenset(
     {"please", "pls", "plz", "also", "just", "maybe", "perhaps", "here", "else", "ever", "really", "been"}
 )
+# A wish followed by "to" and a verb ("I want to *learn* X", "I'd like to *understand* X", "trying to *catch* up on
+# X"): the verb says what the asker will do, not what the papers are about (`asked_verbs`); "wanna" holds its "to".
+WISHES = frozenset({"want", "wants", "wanted", "need", "needs", "like", "love", "trying", "try", "hoping", "hope",
+                    "wish", "planning", "wanna"})  # fmt: skip
 ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once per million words)
 
 
@@ -302,7 +306,18 @@ def asked_verbs(toks: list[Tok]) -> set[int]:
         tells = (toks[i].low,) in SUBJECT_AUXILIARIES or (
             i > 0 and (toks[i - 1].low, toks[i].low) in SUBJECT_AUXILIARIES
         )
+        wishes = toks[i].low in WISHES and (toks[i].low == "wanna" or toks[i + 1].low == "to")
+        if wishes:  # the verb after "want to": the wish and its "to" are request words or stop-words already
+            j = i + (1 if toks[i].low == "wanna" else 2)
+            while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):
+                j += 1
+            if j < len(toks) and toks[j].word and toks[j].low not in STOPWORDS and toks[j].low not in REQUEST_WORDS:
+                out.add(j)
+                if j + 1 < len(toks) and toks[j + 1].low in PARTICLES:
+                    out.add(j + 1)
+            continue
         if not (asks or tells):
+            out |= _imperative(toks, i)
             continue
         j = i + 1
         while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):
@@ -312,6 +327,33 @@ def asked_verbs(toks: list[Tok]) -> set[int]:
             if j + 1 < len(toks) and toks[j + 1].low in PARTICLES:
                 out.add(j + 1)
     return out
+
+
+def loose_adverbs(toks: list[Tok]) -> set[int]:
+    """The positions of adverbs before no topic word (the end, punctuation, a stop-word or a request word): in a
+    request they say when or how ("written about X *recently*?", "X, *preferably*"), and no term ends in one (one
+    may start with it: "weakly supervised")."""
+    out = set()
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if adverb(t.low) and (nxt is None or not nxt.word or nxt.low in STOPWORDS or nxt.low in REQUEST_WORDS):
+            out.add(i)
+    return out
+
+
+def _imperative(toks: list[Tok], i: int) -> set[int]:
+    """A phrasal verb that opens a clause and asks ("*Point out* the research on X", "Please *dig up* papers on
+    X", "Look up X"): a word and a particle where a clause starts (the question's start, punctuation, or
+    "please"), followed by a stop-word or a request word unless the word is a request word itself. A term does not
+    start so ("scale up transformers" is left as it is)."""
+    starts = i == 0 or not toks[i - 1].word or toks[i - 1].low in BEFORE_VERB
+    if not (starts and toks[i].word and toks[i + 1].low in PARTICLES):
+        return set()
+    after = toks[i + 2] if i + 2 < len(toks) else None
+    asks = toks[i].low in REQUEST_WORDS  # ("*Look up* X", "*Find out* about X": the verb asks already)
+    if asks or after is None or not after.word or after.low in STOPWORDS or after.low in REQUEST_WORDS:
+        return {i, i + 1}
+    return set()
 
 
 def framed(toks: list[Tok]) -> bool:

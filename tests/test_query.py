@@ -975,3 +975,8 @@ def test_an_adverb_after_a_topic_is_not_part_of_it(q: str) -> None:
     """ "written about time series forecasting recently" had read "forecasting recently" as a term (28 papers
     cited, of 3). A term never ends in an adverb; one may start with it ("weakly supervised")."""
     assert [f for f in facets(read(q)) if f != ["written"]] == [["jailbreaks"]], facets(read(q))
+
+
+def test_a_topic_before_to_is_no_wish() -> None:
+    """ "applies planning to autonomous driving": "planning" is a topic here, not a wish, and "autonomous" stays."""
+    assert facets(read("work that applies planning to diffusion models")) == [["planning"], ["diffusion models"]]

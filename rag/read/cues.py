@@ -275,8 +275,9 @@ BEFORE_VERB = frozenset(
 )
 # A wish followed by "to" and a verb ("I want to *learn* X", "I'd like to *understand* X", "trying to *catch* up on
 # X"): the verb says what the asker will do, not what the papers are about (`asked_verbs`); "wanna" holds its "to".
+# (not "planning": "applies planning to autonomous driving" names a topic before "to")
 WISHES = frozenset({"want", "wants", "wanted", "need", "needs", "like", "love", "trying", "try", "hoping", "hope",
-                    "wish", "planning", "wanna"})  # fmt: skip
+                    "wish", "wanna"})  # fmt: skip
 ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once per million words)
 
 

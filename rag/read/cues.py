@@ -307,27 +307,28 @@ def asked_verbs(toks: list[Tok]) -> set[int]:
         tells = (toks[i].low,) in SUBJECT_AUXILIARIES or (
             i > 0 and (toks[i - 1].low, toks[i].low) in SUBJECT_AUXILIARIES
         )
-        wishes = toks[i].low in WISHES and (toks[i].low == "wanna" or toks[i + 1].low == "to")
-        if wishes:  # the verb after "want to": the wish and its "to" are request words or stop-words already
-            j = i + (1 if toks[i].low == "wanna" else 2)
-            while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):
-                j += 1
-            if j < len(toks) and toks[j].word and toks[j].low not in STOPWORDS and toks[j].low not in REQUEST_WORDS:
-                out.add(j)
-                if j + 1 < len(toks) and toks[j + 1].low in PARTICLES:
-                    out.add(j + 1)
-            continue
-        if not (asks or tells):
+        wanna = toks[i].low == "wanna"
+        if toks[i].low in WISHES and (wanna or toks[i + 1].low == "to"):
+            # the verb after "want to": the wish and its "to" are request words or stop-words already
+            out |= _verb(toks, i + (1 if wanna else 2))[1]
+        elif asks or tells:
+            j, verb = _verb(toks, i + 1)
+            if verb:  # (the subject and the adverbs too: "anyone" is who asks)
+                out |= set(range(i, j)) | verb
+        else:
             out |= _imperative(toks, i)
-            continue
-        j = i + 1
-        while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):
-            j += 1
-        if j < len(toks) and toks[j].word and toks[j].low not in STOPWORDS and toks[j].low not in REQUEST_WORDS:
-            out |= set(range(i, j + 1))  # (the subject and the adverbs too: "anyone" is who asks)
-            if j + 1 < len(toks) and toks[j + 1].low in PARTICLES:
-                out.add(j + 1)
     return out
+
+
+def _verb(toks: list[Tok], j: int) -> tuple[int, set[int]]:
+    """The verb of a clause from position ``j`` on, past `BEFORE_VERB` words and adverbs: its position, and those of
+    it and of a particle after it ("dig *up*"); none when the word there is a request word or a stop-word (the
+    verb itself, whose topic stays: "Do you *have* GAN papers?")."""
+    while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):
+        j += 1
+    if not (j < len(toks) and toks[j].word and toks[j].low not in STOPWORDS and toks[j].low not in REQUEST_WORDS):
+        return j, set()
+    return j, {j, j + 1} if j + 1 < len(toks) and toks[j + 1].low in PARTICLES else {j}
 
 
 def loose_adverbs(toks: list[Tok]) -> set[int]:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from askpapers.rag.report.latex import latex_text as latex_text
     from askpapers.rag.report.topic_map import MapPoint as MapPoint
     from askpapers.rag.report.topic_map import MapView as MapView
+    from askpapers.rag.runtime import settle as settle
     from askpapers.rag.types import Answer as Answer
     from askpapers.rag.types import Citation as Citation
     from askpapers.rag.types import Hit as Hit
@@ -84,6 +85,7 @@ _EXPORTS: dict[str, str] = {
     **dict.fromkeys(("MapPoint", "MapView"), "askpapers.rag.report.topic_map"),
     **dict.fromkeys(("PaperPage", "SORTS"), "askpapers.rag.report.catalogue"),
     "latex_text": "askpapers.rag.report.latex",
+    "settle": "askpapers.rag.runtime",
     **dict.fromkeys(("AskPapersError", "BadLinesError", "InputError", "QuestionError"), "askpapers.vectorstore.errors"),
     **dict.fromkeys(("BIDI_CONTROLS", "printable"), "askpapers.vectorstore.text"),
     "Paper": "askpapers.vectorstore.types",
@@ -123,6 +125,7 @@ __all__ = [
     "printable",
     "recent_messages",
     "search",
+    "settle",
     "stop_ingests",
     "to_bibtex",
     "to_csv",

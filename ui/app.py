@@ -21,7 +21,7 @@ from typing import Any
 
 import gradio as gr
 
-from askpapers.rag import AskPapers, stop_ingests
+from askpapers.rag import AskPapers, settle, stop_ingests
 from askpapers.rag.settings import Settings, get_settings
 from askpapers.ui import corpus_view
 from askpapers.ui.app_events import Handlers, exports_update
@@ -123,6 +123,7 @@ def launch(
     demo.queue(default_concurrency_limit=settings.ui.concurrency)
     if block:  # a server on its own: `kill` ends it as Ctrl-C does, its clean-up run
         exit_on_sigterm(before=stop_ingests)  # an ingest stops at its next batch boundary, nothing half-written
+        settle()  # what is alive now lives as long as the server: out of the collector's walks (rag.runtime)
     bind = host or settings.ui.host
     trusted_proxies(settings.ui.trusted_proxies)  # (read by uvicorn when the server starts)
     return demo.launch(

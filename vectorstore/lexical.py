@@ -433,8 +433,11 @@ class LexicalIndex:
         conn = self._conn()
         if not expr or conn is None:
             return set()
-        sql, args = _filtered("SELECT paper_id FROM papers WHERE papers MATCH ?", expr, filters)
-        return {str(pid) for (pid,) in conn.execute(sql, args)}
+        # The matching row ids come from the full-text index alone; their paper ids from the listing. Reading
+        # paper_id from the FTS5 table loads each matching row's stored text, abstract and all: at 50k papers,
+        # 16 ms for the 3,876 papers stating "language models", against 7 ms this way.
+        sql, args = _filtered("SELECT rowid FROM papers WHERE papers MATCH ?", expr, filters)
+        return {str(pid) for (pid,) in conn.execute(f"SELECT paper_id FROM listing WHERE rowid IN ({sql})", args)}
 
     def _match(self, expr: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
         conn = self._conn()
@@ -450,7 +453,8 @@ class LexicalIndex:
         if not ranked:
             return []
         marks = ",".join("?" * len(ranked))
-        ids = dict(conn.execute(f"SELECT rowid, paper_id FROM papers WHERE rowid IN ({marks})", [r for r, _ in ranked]))
+        rows = conn.execute(f"SELECT rowid, paper_id FROM listing WHERE rowid IN ({marks})", [r for r, _ in ranked])
+        ids = dict(rows)
         return [(str(ids[r]), -float(s)) for r, s in ranked if r in ids]
 
 

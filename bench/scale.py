@@ -230,8 +230,18 @@ def first_time(size: int, label: str, warm: bool = True) -> dict[str, Any]:
     return result
 
 
-def first_time_report(results: dict[str, dict[str, Any]]) -> list[str]:
-    if not results:
+def earlier_rows(section: str, results: dict[str, dict[str, Any]]) -> list[str]:
+    """The table rows of the report's first-time section whose runs are no longer kept (measured on another
+    machine, or before its cache was emptied): written as they were, before the kept runs' rows."""
+    labels = {r["label"] for r in results.values()}
+    rows = [
+        line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| code ", "| ---"))
+    ]
+    return [row for row in rows if row.split("|")[1].strip() not in labels]
+
+
+def first_time_report(results: dict[str, dict[str, Any]], earlier: Sequence[str] = ()) -> list[str]:
+    if not results and not earlier:
         return []
     lines = [
         "",
@@ -250,6 +260,7 @@ def first_time_report(results: dict[str, dict[str, Any]]) -> list[str]:
         "| code | papers | questions | search p50 / p95 (first time) | ask p50 / p95 (first time) "
         "| again: search / ask p50 | first ask in a new process | peak RSS | measured |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *earlier,
     ]
     for r in sorted(results.values(), key=lambda r: (r["size"], r["measured"])):
         s, a = r["search"], r["ask"]
@@ -445,7 +456,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
         head, _, section = old.partition("\n## First-time questions")
         notes = section[section.find("\n### ") :] if "\n### " in section else ""
-        text = head.rstrip("\n") + "\n" + "\n".join(first_time_report(kept)) + "\n" + notes
+        table = section[: section.find("\n### ")] if notes else section
+        text = head.rstrip("\n") + "\n" + "\n".join(first_time_report(kept, earlier_rows(table, kept))) + "\n" + notes
         args.out.write_text(text, encoding="utf-8")
         log(f"wrote {args.out}")
         return 0

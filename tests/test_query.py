@@ -961,6 +961,28 @@ def test_the_verb_after_a_wish_is_no_topic(q: str) -> None:
 
 @pytest.mark.parametrize(
     "q",
+    ["my advisor asked me to collect papers on jailbreaks", "I was asked to gather work on jailbreaks",
+     "I'd like you to summarize jailbreaks", "My supervisor told us to compile jailbreaks papers"],
+)  # fmt: skip
+def test_the_verb_of_a_request_passed_on_is_no_topic(q: str) -> None:
+    """ "my advisor asked me to *collect* papers on flow matching" gated on "collect" AND flow matching (F1 0.0
+    against 1.0; a probe of 20 new wordings over the 29 conference topics). The verb after "asked me to", "told us
+    to", "like you to" is what someone will do, as after a wish."""
+    assert [f for f in facets(read(q)) if f not in (["advisor"], ["supervisor"], ["asked"], ["told"])] == [
+        ["jailbreaks"]
+    ], facets(read(q))
+
+
+@pytest.mark.parametrize(
+    "q", ["For my thesis on jailbreaks, what should I cite?", "Which jailbreaks papers can I skim?"]
+)
+def test_the_verb_after_an_auxiliary_and_i_is_no_topic(q: str) -> None:
+    """ "For my thesis on state space models, what should I *cite*?" gated on "cite" (F1 0.154 against 0.762)."""
+    assert [f for f in facets(read(q)) if f != ["thesis"]] == [["jailbreaks"]], facets(read(q))
+
+
+@pytest.mark.parametrize(
+    "q",
     ["Point out the research on jailbreaks please", "Please dig up some papers on jailbreaks", "Look up jailbreaks"],
 )
 def test_a_phrasal_verb_that_opens_a_request_is_no_topic(q: str) -> None:

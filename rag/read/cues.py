@@ -266,7 +266,7 @@ WANTS = frozenset({"work", "reading", "readings", "references", "pointers", "wha
 # The subject a request asks with, after an auxiliary (`AUXILIARIES`: "*Could you* identify …", "*Has anyone* worked
 # on …"), and a subject with its auxiliary in a statement ("*I'm* researching …", "*we are* exploring …"): the first
 # word past `BEFORE_VERB` words and adverbs is the verb of the request (`asked_verbs`).
-ASKED = frozenset({"you", "u", "ya", "anyone", "anybody", "someone", "somebody"})
+ASKED = frozenset({"you", "u", "ya", "i", "anyone", "anybody", "someone", "somebody"})
 SUBJECT_AUXILIARIES = frozenset(
     {("im",), ("ive",), ("weve",), ("id",), ("i", "am"), ("we", "are"), ("i", "was")}
 )  # (I'm, I've, we've, I'd, as one token once normalised)
@@ -278,6 +278,10 @@ BEFORE_VERB = frozenset(
 # (not "planning": "applies planning to autonomous driving" names a topic before "to")
 WISHES = frozenset({"want", "wants", "wanted", "need", "needs", "like", "love", "trying", "try", "hoping", "hope",
                     "wish", "wanna"})  # fmt: skip
+# A request passed on, or a wish for someone else, with its object before "to" ("my advisor *asked me to collect*
+# papers on X", "I'd like *you to* find X"): the verb after "to" is set aside as after a wish (`asked_verbs`).
+DIRECTIVES = frozenset({"asked", "asks", "told", "tells", "expects", "expected", "requested"})
+OBJECTS = frozenset({"me", "us", "you", "him", "her", "them"})
 ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once per million words)
 
 
@@ -308,9 +312,13 @@ def asked_verbs(toks: list[Tok]) -> set[int]:
             i > 0 and (toks[i - 1].low, toks[i].low) in SUBJECT_AUXILIARIES
         )
         wanna = toks[i].low == "wanna"
-        if toks[i].low in WISHES and (wanna or toks[i + 1].low == "to"):
-            # the verb after "want to": the wish and its "to" are request words or stop-words already
-            out |= _verb(toks, i + (1 if wanna else 2))[1]
+        to = i + 2 if toks[i + 1].low in OBJECTS else i + 1  # ("asked *me* to", "like *you* to")
+        if (wanna and toks[i].low in WISHES) or (
+            toks[i].low in WISHES | DIRECTIVES and to < len(toks) and toks[to].low == "to"
+        ):
+            # the verb after "want to", "asked me to": the wish, its object and "to" are request words or stop-words
+            # already, or only rank (a directive)
+            out |= _verb(toks, i + 1 if wanna else to + 1)[1]
         elif asks or tells:
             j, verb = _verb(toks, i + 1)
             if verb:  # (the subject and the adverbs too: "anyone" is who asks)

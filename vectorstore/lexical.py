@@ -17,7 +17,7 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -63,10 +63,26 @@ def all_words_expression(phrases: list[str], max_phrases: int = 8) -> str:
     return " OR ".join(dict.fromkeys(parts))
 
 
-def match_expression(query: str, max_terms: int = 32) -> str:
-    """An FTS5 MATCH string: the query's content words, each quoted, OR-ed together."""
-    words = [t for t in dict.fromkeys(tokens(query)) if t not in STOPWORDS][:max_terms]
+def match_expression(query: str, max_terms: int = 32, leave_out: Collection[str] = ()) -> str:
+    """An FTS5 MATCH string: the query's content words (but those in ``leave_out``), each quoted, OR-ed together."""
+    words = [t for t in query_words(query)[:max_terms] if t not in leave_out]
     return " OR ".join(f'"{w}"' for w in words)
+
+
+def query_words(query: str) -> list[str]:
+    """The distinct content words of a BM25 query, in order."""
+    return [t for t in dict.fromkeys(tokens(query)) if t not in STOPWORDS]
+
+
+def common_words(words: Iterable[str], papers_with: Callable[[str], int], n: int) -> set[str]:
+    """The words a BM25 search may leave out of its match: those at least half of the ``n`` papers hold
+    (``papers_with``: how many papers hold a word, as the index's tokenizer stems it). BM25 as FTS5 scores it gives
+    such a word an idf of 1e-6 (``log((n - df + 0.5) / (df + 0.5))`` is not positive), so matching on it only adds
+    papers that score about nothing, while reading its postings (half the papers or more) was a third of a search
+    at 50k papers. None when every word is that common (the search then matches on them all)."""
+    words = list(words)
+    common = {w for w in words if n > 0 and 2 * papers_with(w) >= n}
+    return common if len(common) < len(words) else set()
 
 
 # rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies; text features; the listing
@@ -130,6 +146,9 @@ class LexicalIndex:
         self.path = path
         self._local = threading.local()
         self._conns: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._counted: dict[str, int] = {}  # papers holding a common word (FTS5's count), for _counted_key
+        self._counted_key: tuple[int, str, int] | None = None
 
     def _conn(self) -> sqlite3.Connection | None:
         if not self.path.exists():
@@ -388,8 +407,42 @@ class LexicalIndex:
         return int(row[0]) if row is not None else int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
 
     def search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
-        """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words."""
-        return self._match(match_expression(query), n, filters)
+        """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words that
+        score (words at least half the papers hold are left out: :func:`common_words`)."""
+        words = query_words(query)
+        return self._match(match_expression(query, leave_out=self._common(words)), n, filters)
+
+    def _common(self, words: list[str]) -> set[str]:
+        """:func:`common_words` as FTS5 counts them. Only a word whose family (the corpus words of its stem) is
+        held by half the papers, counted with repeats, can be that common; FTS5 then counts it exactly (a few ms
+        for a word that common), kept for the index's revision (the common words of a corpus are few, and recur)."""
+        conn = self._conn()
+        if conn is None or not words:
+            return set()
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('revision', 'count')").fetchall())
+        total = int(meta.get("count", 0))
+        key = (self._local.ino, meta.get("revision", ""), total)
+        by_stem = {w: stem(w) for w in words}
+        marks = ",".join("?" * len(set(by_stem.values())))
+        family = dict(conn.execute(f"SELECT stem, sum(df) FROM words WHERE stem IN ({marks}) GROUP BY stem",
+                                   list(set(by_stem.values()))).fetchall())  # fmt: skip
+
+        def papers_with(word: str) -> int:
+            if 2 * family.get(by_stem[word], 0) < total:
+                return 0  # (at most that many: not common)
+            with self._lock:
+                if self._counted_key != key:
+                    self._counted, self._counted_key = {}, key
+                got = self._counted.get(word)
+            if got is None:
+                sql = "SELECT count(*) FROM papers WHERE papers MATCH ?"
+                got = int(conn.execute(sql, (f'"{word}"',)).fetchone()[0])
+                with self._lock:
+                    if self._counted_key == key:
+                        self._counted[word] = got
+            return got
+
+        return common_words(words, papers_with, total)
 
     def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers that contain one of the phrases (words consecutive, after stemming), best bm25 first."""

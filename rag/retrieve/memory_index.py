@@ -30,9 +30,11 @@ from askpapers.vectorstore.embed import Embedder
 from askpapers.vectorstore.features import DocText
 from askpapers.vectorstore.lexical import (
     all_words_expression,
+    common_words,
     indexed_words,
     match_expression,
     phrase_expression,
+    query_words,
     rowid_of,
 )
 from askpapers.vectorstore.pipeline import embed_batch, read_papers
@@ -315,7 +317,9 @@ class MemoryIndex:
         return sorted(found, key=lambda x: -x[1])[: max(n, 0)]
 
     def lexical_search(self, query: str, n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
-        return self._match(_parse(match_expression(query)), n, filters)
+        words = query_words(query)  # (as the BM25 index: the words that score)
+        common = common_words(words, lambda w: sum(1 for d in self._docs.values() if d.has((stem(w),))), self.size())
+        return self._match(_parse(match_expression(query, leave_out=common)), n, filters)
 
     def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         return self._match(_parse(phrase_expression(phrases)), n, filters)

@@ -279,25 +279,35 @@ def test_a_failing_warm_up_is_not_fatal(app: AskPapers, corpus_settings: Setting
         raise StoreError("the store went away")
 
     index.preload = broken  # type: ignore[method-assign]
-    retriever.ranker.warm_in_background(wait=True).join(60)
+    thread = retriever.ranker.warm_in_background(wait=True)
+    assert thread is not None
+    thread.join(60)
     assert not retriever.ranker._docs
     assert_same_pools(pools(retriever, app), pools(app.parts.retriever, app))
 
 
-def test_questions_do_not_wait_for_a_warm_up_that_covers_part_of_the_store(
+def test_a_store_larger_than_the_warm_up_covers_is_not_warmed(
     corpus_settings: Settings, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Past :data:`WARM` papers the warm-up covers a fraction of the store: questions then do not wait for it
-    (they read their own papers' data); up to it they do."""
+    """Up to :data:`WARM` papers, the warm-up reads the whole store and questions wait for it. Past it, it would
+    cover a fraction of the store and take the cores the first questions need: none is started, and questions
+    read their own papers' data (the same pools)."""
     from askpapers.rag.retrieve import rerank
 
     ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
-    ranker.warm_in_background(wait=True).join(60)
-    assert ranker._warming is not None  # 38 papers: all covered, worth waiting for
-    monkeypatch.setattr(rerank, "WARM", 10)
+    thread = ranker.warm_in_background(wait=True)
+    assert thread is not None
+    thread.join(60)
+    assert ranker._warming is not None and len(ranker._docs) == 38  # 38 papers: all covered, worth waiting for
+    monkeypatch.setattr(rerank, "WARM", 37)
     ranker = LearnedRanker(PaperIndex(corpus_settings.store, embedder))
-    ranker.warm_in_background(wait=True).join(60)
-    assert ranker._warming is None
+    assert ranker.warm_in_background(wait=True) is None
+    assert ranker._warming is None and not ranker._docs
+    app = AskPapers(corpus_settings.model_copy(update={"retrieval": RetrievalSettings(k=9)}))  # (an app of its own)
+    assert app.search("information bottleneck")
+    assert app._warmer is None
+    lazy = hybrid(PaperIndex(corpus_settings.store, embedder), RetrievalSettings())
+    assert_same_pools(pools(app.parts.retriever, app), pools(lazy, app))
 
 
 def test_no_warm_up_without_the_learned_ranker(corpus_settings: Settings) -> None:

@@ -21,6 +21,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from askpapers.vectorstore.config import StoreSettings
 from askpapers.vectorstore.features import DocText, encode
 from askpapers.vectorstore.store import Store
@@ -39,7 +41,11 @@ CREATE TABLE features(rowid INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE listing(rowid INTEGER PRIMARY KEY, paper_id TEXT NOT NULL, title TEXT NOT NULL, venue TEXT NOT NULL,
     year INTEGER);
 CREATE TABLE records(rowid INTEGER PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE vectors(rowid INTEGER PRIMARY KEY, paper BLOB NOT NULL, chunks BLOB NOT NULL);
 """
+# A source of stored embeddings: the paper vectors and the chunk vectors (rows in chunk order) of these papers, as
+# Store.paper_vectors and Store.chunk_vectors read them from Chroma.
+VectorSource = Callable[[list[str]], tuple[dict[str, np.ndarray], dict[str, np.ndarray]]]
 MAX_WORD = 40  # longer tokens (hashes, URLs run together) are not vocabulary
 
 
@@ -88,8 +94,10 @@ def common_words(words: Iterable[str], papers_with: Callable[[str], int], n: int
 # rows keyed by rowid_of(paper_id); the surface vocabulary with document frequencies; text features; the listing
 # (each paper's shown title, venue and year: what the Papers tab sorts and filters by, without the abstracts); the
 # records (each paper's stored fields and chunk offsets, so that questions read papers and chunk texts here, not
-# from Chroma, whose reads of documents cost about half a millisecond each)
-FORMAT = "6"
+# from Chroma, whose reads of documents cost about half a millisecond each); the vectors (each paper's embedding and
+# its chunks', float32 as Chroma holds them: the reranker reads a few hundred per question, and Chroma's get of them
+# cost 6 ms per 250 papers at 50k)
+FORMAT = "8"
 
 
 def rowid_of(paper_id: str) -> int:
@@ -109,6 +117,15 @@ def _count_words(conn: sqlite3.Connection, counts: dict[str, int]) -> None:
         [(w, stem(w), n) for w, n in counts.items() if n],
     )
     conn.execute("DELETE FROM words WHERE df <= 0")
+
+
+def _vector_rows(ids: list[str], vectors: VectorSource) -> list[tuple[int, bytes, bytes]]:
+    """The vectors table's rows of these papers (those the source has a paper vector for): float32 bytes, the
+    chunks' rows one after another (empty for a paper without chunks)."""
+    papers, chunks = vectors(ids)
+    empty = np.zeros((0,), dtype=np.float32)
+    return [(rowid_of(pid), np.asarray(v, dtype=np.float32).tobytes(),
+             np.asarray(chunks.get(pid, empty), dtype=np.float32).tobytes()) for pid, v in papers.items()]  # fmt: skip
 
 
 def _features(batch: list[tuple[Any, ...]]) -> list[tuple[int, bytes]]:
@@ -194,8 +211,11 @@ class LexicalIndex:
         st = self.state()
         return None if st is None else (st.get("revision", ""), int(st.get("count", -1)))
 
-    def rebuild(self, papers: Iterable[Paper], revision: str, since: float = 0.0) -> int:
-        """Write a fresh index from ``papers`` and swap it in atomically."""
+    def rebuild(
+        self, papers: Iterable[Paper], revision: str, since: float = 0.0, vectors: VectorSource | None = None
+    ) -> int:
+        """Write a fresh index from ``papers`` (and their stored embeddings from ``vectors``, if given) and swap it
+        in atomically."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(f".tmp{os.getpid()}")
         tmp.unlink(missing_ok=True)
@@ -215,6 +235,9 @@ class LexicalIndex:
                 conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                 conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                 conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
+                if vectors is not None:
+                    rows = _vector_rows([p.paper_id for p in chunk], vectors)
+                    conn.executemany("INSERT OR REPLACE INTO vectors VALUES (?,?,?)", rows)
                 for row in batch:
                     counts.update(indexed_words(row[2], row[3]))
             _count_words(conn, counts)
@@ -231,8 +254,9 @@ class LexicalIndex:
         os.replace(tmp, self.path)
         return n
 
-    def update(self, papers: Iterable[Paper], revision: str, since: float) -> int:
-        """Upsert ``papers`` in place (one transaction); returns the number of papers the index now holds."""
+    def update(self, papers: Iterable[Paper], revision: str, since: float, vectors: VectorSource | None = None) -> int:
+        """Upsert ``papers`` (and their embeddings from ``vectors``; without, their stored ones are dropped, as
+        they may be stale) in place, in one transaction; returns the number of papers the index now holds."""
         conn = sqlite3.connect(self.path, timeout=30)
         try:
             with conn:
@@ -262,6 +286,10 @@ class LexicalIndex:
                     conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                     conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                     conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
+                    conn.executemany("DELETE FROM vectors WHERE rowid = ?", [(r[0],) for r in batch])
+                    if vectors is not None:
+                        rows = _vector_rows([p.paper_id for p in chunk], vectors)
+                        conn.executemany("INSERT INTO vectors VALUES (?,?,?)", rows)
                 # (a replaced paper may have taken the last paper of its venue or year away: counted again then)
                 if replaced or venues is None or years is None:
                     venues, years = _scanned_facets(conn)
@@ -296,6 +324,24 @@ class LexicalIndex:
                    f"WHERE t.rowid IN ({marks})")  # fmt: skip
             for rowid, data, abstract in conn.execute(sql, batch):
                 yield rowids[rowid], data, abstract
+
+    def vectors(self, paper_ids: Iterable[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The stored embeddings of these papers (those the index holds them for): the paper's vector and its
+        chunks' (one row each, in chunk order; no rows for a paper without chunks), as Chroma held them when the
+        papers were indexed."""
+        conn = self._conn()
+        rowids = {rowid_of(pid): pid for pid in dict.fromkeys(paper_ids)}
+        if conn is None or not rowids:
+            return {}
+        out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for batch in _batches(list(rowids), 500):
+            marks = ",".join("?" * len(batch))
+            for rowid, paper, chunks in conn.execute(
+                f"SELECT rowid, paper, chunks FROM vectors WHERE rowid IN ({marks})", batch
+            ):
+                v = np.frombuffer(paper, dtype=np.float32)
+                out[rowids[rowid]] = (v, np.frombuffer(chunks, dtype=np.float32).reshape(-1, len(v)))
+        return out
 
     def chunk_texts(self, chunk_ids: Iterable[str]) -> dict[str, str]:
         """The text of these chunks (ids ``<paper id>:<position>``), cut from their abstracts by the offsets the
@@ -589,11 +635,15 @@ def sync_lexical(store: Store, settings: StoreSettings, force: bool = False) -> 
     if state is not None and (state.get("revision"), int(state.get("count", -1))) == (revision, count):
         return index
     started = time.time()
+
+    def vectors(ids: list[str]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        return store.paper_vectors(ids), store.chunk_vectors(ids)
+
     if state is not None:
         since = float(state.get("since", "0") or 0.0)
-        n = index.update(store.iter_papers(since=since - LEXICAL_SLACK), revision, since=started)
+        n = index.update(store.iter_papers(since=since - LEXICAL_SLACK), revision, since=started, vectors=vectors)
         # a count taken again covers papers another ingest committed while the update ran (no rebuild for them)
         if n == count or n == store.count():
             return index
-    index.rebuild(store.iter_papers(), revision, since=started)
+    index.rebuild(store.iter_papers(), revision, since=started, vectors=vectors)
     return index

@@ -66,8 +66,23 @@ class ChromaVectors(FreshRole):
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The papers' embeddings (the mean of their chunks), from the cache where possible."""
-        return self.caches.cached(self.caches.paper_vectors, ids, self.store.paper_vectors)
+        return self.caches.cached(self.caches.paper_vectors, ids, self._paper_vectors)
 
     def chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Every chunk vector of each paper, from the cache where possible."""
-        return self.caches.cached(self.caches.chunk_vectors, ids, self.store.chunk_vectors)
+        return self.caches.cached(self.caches.chunk_vectors, ids, self._chunk_vectors)
+
+    def _paper_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Paper vectors from the BM25 index (which keeps the store's, as they were when it indexed each paper),
+        and from Chroma those it does not hold."""
+        held = self.fresh.call(lambda index: index.vectors(ids))
+        found = {pid: paper for pid, (paper, _) in held.items()}
+        missing = [pid for pid in ids if pid not in held]
+        return {**found, **self.store.paper_vectors(missing)} if missing else found
+
+    def _chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Chunk vectors as :meth:`_paper_vectors` reads them (papers without chunks are left out, as Chroma does)."""
+        held = self.fresh.call(lambda index: index.vectors(ids))
+        found = {pid: chunks for pid, (_, chunks) in held.items() if len(chunks)}
+        missing = [pid for pid in ids if pid not in held]
+        return {**found, **self.store.chunk_vectors(missing)} if missing else found

@@ -42,14 +42,16 @@ def small(settings: Any, **ui: Any) -> Any:
 
 
 class Reads:
-    """Records, vectors and full scans read from one facade's store, counted as they come back. Records are read
-    from the BM25 index, and from Chroma those it lacks: both count, as ``get_papers``."""
+    """Records, vectors and full scans read from one facade's store, counted as they come back. Records and vectors
+    are read from the BM25 index, and from Chroma those it lacks: both count, as ``get_papers``, ``paper_vectors``
+    and ``chunk_vectors``."""
 
     def __init__(self, app: AskPapers) -> None:
         self.counts: Counter[str] = Counter()
         store = app.store_index.store
+        dense = app.store_index.dense
         for name in ("paper_vectors", "chunk_vectors"):
-            setattr(store, name, self._counted(name, getattr(store, name)))
+            setattr(dense, f"_{name}", self._counted(name, getattr(dense, f"_{name}")))
         records = app.store_index.records
         records._read = self._counted("get_papers", records._read)  # type: ignore[method-assign]
         every = store.iter_papers

@@ -30,6 +30,10 @@ GAN_ONLY = "gan-only"  # "GANs" for image generation
 GAN_DESCRIBED = "gan-described"  # a generative network trained adversarially, never named a GAN
 SIM_STATED = "sim-stated"  # "sim-to-real transfer" of policies trained with reinforcement learning
 SIM_MODIFIER = "sim-modifier"  # a "sim-to-real" pipeline for reinforcement learning, never "transfer"
+MU_STATED = ["mu-0", "mu-1"]  # "machine unlearning"
+MU_SHORT = "mu-short"  # "unlearning" in language models, never "machine unlearning"
+IB_STATED = "ib"  # "the information bottleneck"
+BOTTLENECK_ONLY = ["bn-0", "bn-1", "bn-2"]  # a bottleneck of another kind (memory, bandwidth, a data pipeline)
 
 PAPERS: dict[str, tuple[str, str]] = {
     VI: ("Amortised variational inference for deep generative models",
@@ -84,6 +88,20 @@ PAPERS: dict[str, tuple[str, str]] = {
                    "from hardware logs closes the gap for agile quadrupeds."),
     ROBOT_SAFETY: ("Safe exploration for legged robots", "Safety constraints keep a legged robot away from falls "
                    "while it explores rough terrain."),
+    MU_STATED[0]: ("Certified data deletion", "Machine unlearning removes the influence of deleted training points "
+                   "from a trained classifier, with a certificate that the result is close to retraining."),
+    MU_STATED[1]: ("Unlearning benchmarks", "We benchmark machine unlearning methods for image classifiers under "
+                   "requests to forget whole classes."),
+    MU_SHORT: ("Forgetting hazardous knowledge", "Unlearning hazardous knowledge in chat assistants: we fine-tune "
+               "the weights so that the assistant no longer answers questions about toxins, and keep its fluency."),
+    IB_STATED: ("Compressed representations", "We learn representations with the information bottleneck, "
+                "trading the mutual information with the input against that with the label."),
+    BOTTLENECK_ONLY[0]: ("Faster attention kernels", "Memory bandwidth is the bottleneck of attention on GPUs; "
+                         "tiling removes it."),
+    BOTTLENECK_ONLY[1]: ("Data loading at scale", "The input pipeline becomes the bottleneck when training on "
+                         "thousands of accelerators."),
+    BOTTLENECK_ONLY[2]: ("Communication-efficient training", "Gradient compression eases the communication "
+                         "bottleneck of data-parallel training."),
 }  # fmt: skip
 FILLER = [
     ("Sparse attention for long documents", "We sparsify attention so transformers read long documents cheaply."),
@@ -237,3 +255,18 @@ def test_parts_the_corpus_has_but_never_together_give_the_closest_papers_and_say
     # a part no paper states is still an empty answer (nothing comes close to a topic the corpus lacks)
     none = app.ask("Which papers study zebrafish image generation?", mode="extractive", k=1000)
     assert not none.citations and "No paper in the corpus matches" in none.text, none.text
+
+
+def test_a_shorter_form_that_is_jargon_stands_for_a_facet_alone(app: Any) -> None:
+    """ "unlearning" is rare in general English, and 2 of the 3 papers stating it say "machine unlearning": a paper
+    on unlearning in a chat assistant is about machine unlearning, even when that is all the question asks."""
+    got = cited(app, "Which papers use machine unlearning?")
+    assert set(MU_STATED) | {MU_SHORT} <= got, sorted(got)
+
+
+def test_a_shorter_form_of_everyday_english_does_not_stand_for_a_facet_alone(app: Any) -> None:
+    """ "bottleneck" passes the corpus's share test (1 of its 4 papers says "information bottleneck") but has
+    everyday senses: papers on a memory or communication bottleneck are not cited for the information bottleneck."""
+    got = cited(app, "Which papers use the information bottleneck?")
+    assert IB_STATED in got
+    assert not got & set(BOTTLENECK_ONLY), sorted(got)

@@ -100,7 +100,9 @@ class FacetMatcher:
         With ``loose`` (a facet of a question with several), a paper that holds every word of a spelling somewhere
         in its abstract also meets it, at a lower score: the other facets already say what the paper is about; so
         does one that states a shorter form of it (``cores``: the facet's :meth:`FacetPools.cores`, looked up here if
-        not given; a caller matching many papers passes them, since each lookup counts phrases in the index).
+        not given; a caller matching many papers passes them, since each lookup counts phrases in the index). A
+        facet alone is met, at that lower score, by a shorter form that is jargon (``cores``: its
+        :meth:`FacetPools.jargon`; "unlearning" of "machine unlearning"), by nothing looser.
         """
         text = _text_of(p)
         hit = dense.get(p.paper_id)
@@ -115,6 +117,11 @@ class FacetMatcher:
             if best is None or score > best.score:
                 terms = content_stems(group[0])
                 best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
+        if best is None and not loose and cores:  # (one facet: a shorter form that is jargon, FacetPools.jargon)
+            held = [c for c in cores if states(text, c)]
+            if held:
+                evidence = best_sentence(p.abstract, content_stems(held[0]), within=chunk)
+                return _FacetHit(LOOSE_SCORE + sim, False, sim, evidence, loose=True)
         if best is None and loose:
             cores = self.facet_pools.cores(facet) if cores is None else cores
             for group in facet.groups():
@@ -140,7 +147,7 @@ class FacetMatcher:
             return [], {}
         loose = len(facets) > 1
         # (the same for every paper: looked up once)
-        cores = [self.facet_pools.cores(f) if loose else [] for f in facets]
+        cores = [self.facet_pools.cores(f) if loose else self.facet_pools.jargon(f) for f in facets]
         pools = [self.facet_pools.pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
         ids = [pid for pid in (within if within is not None else sorted(pools[0][0])) if pid in pools[0][0]]
         for found, _ in pools[1:]:

@@ -23,6 +23,10 @@ DEFINERS = 60  # papers read for the acronyms and long forms they define for a f
 HEAD_SHARE = 0.25  # a shorter form in this share of papers or more is too common to find a facet by
 # a phrase without its first modifier names it only if this share of the papers stating it state the whole
 CORE_SHARE = 0.2
+# a shorter form whose every word is this rare in general English (wordfreq's Zipf scale: under about 0.3 uses per
+# million words) is jargon: it names the facet alone ("unlearning" 2.1, "splatting" 1.4), where a word of everyday
+# English has other senses ("bottleneck" 3.0, "transport" 4.7, "radiance" 3.0, "series" 5.4)
+JARGON_ZIPF = 2.5
 VAGUE = (
     GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
 )
@@ -59,8 +63,8 @@ class FacetPools:
         cores: Sequence[str] = (),
     ) -> Pool:  # fmt: skip
         """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
-        with ``loose`` any query holding its words) and those whose best chunk is close enough; nothing else
-        needs to be read."""
+        with ``loose`` any query holding its words) or one of ``cores``, and those whose best chunk is close
+        enough; nothing else needs to be read."""
         dense = self.dense(facet, filters, within)
         if within is not None:
             return set(within), dense
@@ -76,6 +80,7 @@ class FacetPools:
         if loose:
             held = [unrelational(s) for s in facet.all_spellings()]  # as holds_words reads them
             found |= self.index.all_words_ids([h for h in held if h], filters)
+        if cores:
             found |= self.index.phrase_ids(list(cores), filters)
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
@@ -102,6 +107,20 @@ class FacetPools:
             same = [written.get(" ".join(stems(s)), s) if longs else s for s in group]
             out.append(tuple(dict.fromkeys([*longs, *same])))
         return replace(facet, spellings=tuple(out))
+
+    def jargon(self, facet: Facet) -> list[str]:
+        """The facet's shorter forms (:meth:`cores`) that are jargon: every word rare in general English (below
+        :data:`JARGON_ZIPF`). Such a form names the facet even in a question of one facet: most papers stating
+        "unlearning" study machine unlearning, and the corpus says so (it passed :meth:`cores`' share test), while
+        a paper stating "bottleneck" need not be about the information bottleneck."""
+        from wordfreq import zipf_frequency
+
+        out = []
+        for form in self.cores(facet):
+            words = [w for w in tokens(form) if w not in STOPWORDS]
+            if words and all(zipf_frequency(w, "en") < JARGON_ZIPF for w in words):
+                out.append(form)
+        return out
 
     def cores(self, facet: Facet) -> list[str]:
         """Shorter forms of the facet's spellings that still name it, unless vague or too common to find it by:

@@ -252,7 +252,8 @@ def first_time_report(results: dict[str, dict[str, Any]], earlier: Sequence[str]
         "anything; the dense neighbours are arbitrary). Each row is two new processes: one asks one question and "
         "then searches each of the other questions once (first time) and then all of them again; the other does "
         "the same with extractive `ask`. The first `ask` is timed from opening the store (as `askpapers serve` "
-        "does, with its warm-up) to the answer, the model already loaded. "
+        "does; since b42d793 a store larger than the warm-up's 5,000 papers is not warmed) to the answer, the "
+        "model already loaded. "
         f"Targets: search p50 ≤ {FIRST_TARGETS['search_p50']:.0f} ms, p95 ≤ {FIRST_TARGETS['search_p95']:.0f} ms; "
         f"ask p50 ≤ {FIRST_TARGETS['ask_p50']:.0f} ms, p95 ≤ {FIRST_TARGETS['ask_p95']:.0f} ms; first ask ≤ "
         f"{FIRST_TARGETS['first_ask_s']:.0f} s.",

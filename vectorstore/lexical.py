@@ -29,10 +29,11 @@ from askpapers.vectorstore.store import Store
 from askpapers.vectorstore.text import STOPWORDS, stem, tokens
 from askpapers.vectorstore.types import Filters, Listed, Paper
 
-_SCHEMA = """
+TOKENIZE = "porter unicode61 remove_diacritics 2"  # FTS5's tokenizer for titles and abstracts (and queries)
+_SCHEMA = f"""
 CREATE VIRTUAL TABLE papers USING fts5(
     paper_id UNINDEXED, title, abstract, venue UNINDEXED, year UNINDEXED, has_code UNINDEXED,
-    tokenize = 'porter unicode61 remove_diacritics 2'
+    tokenize = '{TOKENIZE}'
 );
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE words(word TEXT PRIMARY KEY, stem TEXT NOT NULL, df INTEGER NOT NULL) WITHOUT ROWID;
@@ -53,10 +54,40 @@ def phrase_expression(phrases: list[str], max_phrases: int = 8) -> str:
     """An FTS5 MATCH string for any of the phrases, each as consecutive (stemmed) words."""
     parts = []
     for ph in phrases[:max_phrases]:
-        words = tokens(ph)[:12]
+        words = _phrase_words(ph)
         if words:
             parts.append('"' + " ".join(words) + '"')
     return " OR ".join(dict.fromkeys(parts))
+
+
+def _phrase_words(phrase: str) -> list[str]:
+    """The words of a phrase as :func:`phrase_expression` quotes them."""
+    return tokens(phrase)[:12]
+
+
+_terms = threading.local()  # an in-memory FTS5 table per thread, to read its tokenizer's terms
+
+
+def phrase_key(phrase: str) -> str:
+    """The terms FTS5 searches for the phrase (its tokenizer's, Porter stems over unicode61, in order): phrases of
+    one key state the same papers ("generative models", "generative modelling", "generatively modeling"), so a
+    count of one is the count of all. FTS5's own tokenizer says it, not a stemmer of ours: PyStemmer's Porter
+    differs from it on about 90 of wordfreq's 47k commonest words ("technology": "technologi" against
+    "technolog")."""
+    text = " ".join(_phrase_words(phrase))
+    if not text:
+        return ""
+    conn = getattr(_terms, "conn", None)
+    if conn is None:
+        conn = sqlite3.connect(":memory:")
+        conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '{TOKENIZE}')")
+        conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        _terms.conn = conn
+    with conn:
+        conn.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (text,))
+        terms = [str(term) for (term,) in conn.execute("SELECT term FROM v ORDER BY offset")]
+        conn.execute("DELETE FROM t")
+    return " ".join(terms)
 
 
 def all_words_expression(phrases: list[str], max_phrases: int = 8) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from askpapers.rag.retrieve.chroma.freshness import FreshRole
-from askpapers.vectorstore.lexical import LexicalIndex
+from askpapers.vectorstore.lexical import LexicalIndex, phrase_key
 from askpapers.vectorstore.types import Filters, Listed
 
 T = TypeVar("T")
@@ -84,8 +84,10 @@ class ChromaStats(FreshRole):
         return self.fresh.call(lambda index: index.vocabulary(min_df))
 
     def phrase_count(self, phrase: str) -> int:
-        """Papers stating the phrase (an FTS5 count, not a list of ids)."""
-        return self._stat("phrase\0" + phrase, lambda index: index.phrase_count(phrase))
+        """Papers stating the phrase (an FTS5 count, not a list of ids), counted once per store revision for all
+        the phrases FTS5 reads alike (:func:`phrase_key`: the planner counts a spelling's word forms, and at 50k
+        papers half of its counts were of a form already counted)."""
+        return self._stat("phrase\0" + phrase_key(phrase), lambda index: index.phrase_count(phrase))
 
     def facet_count(self, facets: list[list[str]]) -> int:
         """Papers stating a phrase of every facet (an FTS5 count)."""

@@ -10,7 +10,6 @@ import pytest
 
 from askpapers.rag.api import AskPapers
 from askpapers.rag.retrieve.retrieval import Candidate, FusionRetriever, Query, Retriever
-from askpapers.rag.types import Answer
 from askpapers.vectorstore.errors import StoreError
 from askpapers.vectorstore.types import Filters
 
@@ -100,25 +99,3 @@ def test_the_ranked_search_of_an_answer_runs_beside_the_facet_pools(
     assert ran_on == [threading.current_thread().name]
     assert got.total == expected.total and got.total > 0
     assert [(c.paper_id, c.evidence) for c in got.citations] == [(c.paper_id, c.evidence) for c in expected.citations]
-
-
-def test_a_search_started_on_a_worker_does_not_wait_for_a_free_worker(
-    app: AskPapers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An answer's ranked search runs on a worker, and its fused search would hand its dense search to a worker
-    too: with every worker busy so, each waited for a task queued behind the others (twelve concurrent questions
-    hung). On a worker, that work runs at once, where it is. With one worker, one question shows it."""
-    from askpapers.rag.retrieve import retrieval
-
-    monkeypatch.setattr(retrieval, "WORKERS", 1)
-    monkeypatch.setattr(retrieval, "_workers", None)
-    answers: list[Answer] = []
-    question = "Which papers use graph neural networks for molecular property prediction?"
-    asker = threading.Thread(target=lambda: answers.append(app.ask(question)), daemon=True)
-    asker.start()
-    asker.join(120)  # (a deadlock fails here, not a slow machine: it never ends)
-    assert not asker.is_alive(), "the question waits for a worker that waits for it"
-    assert answers and answers[0].citations
-    pool = retrieval._workers
-    assert pool is not None and pool._max_workers == 1  # (the question went through the one-worker pool)
-    pool.shutdown(wait=False)

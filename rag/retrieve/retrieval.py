@@ -111,26 +111,8 @@ def _worker_pool() -> ThreadPoolExecutor:
 
 
 def beside(fn: Callable[..., T], *args: Any) -> Future[T]:
-    """Run ``fn(*args)`` on a worker thread (the fused search's), for work that waits outside Python's lock. On a
-    worker thread already it runs here, at once: a worker that waited for a task queued behind the other workers'
-    (an answer's ranked search, waiting for its dense search) would wait for ever once every worker did, as twelve
-    concurrent questions did (tests/test_faults.py, tests/test_fusion_threads.py)."""
-    if getattr(_on_worker, "yes", False):
-        done: Future[T] = Future()
-        try:
-            done.set_result(fn(*args))
-        except BaseException as e:  # (raised where the caller asks for the result, as a worker's would be)
-            done.set_exception(e)
-        return done
-    return _worker_pool().submit(_as_worker, fn, *args)
-
-
-_on_worker = threading.local()
-
-
-def _as_worker(fn: Callable[..., T], *args: Any) -> T:
-    _on_worker.yes = True
-    return fn(*args)
+    """Run ``fn(*args)`` on a worker thread (the fused search's), for work that waits outside Python's lock."""
+    return _worker_pool().submit(fn, *args)
 
 
 class FusionRetriever:

@@ -65,37 +65,3 @@ def test_a_failing_retriever_on_the_worker_fails_the_search(app: AskPapers) -> N
     broken = FusionRetriever([Broken(first.index, first.settings), *fused.retrievers[1:]], fused.index, fused.k)
     with pytest.raises(StoreError, match="went away"):
         broken.fuse(app.search_query("information bottleneck"))
-
-
-def test_the_ranked_search_of_an_answer_runs_beside_the_facet_pools(
-    app: AskPapers, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The matcher's ranked search runs on a worker thread while its facets' pools are built on the caller's; the
-    answer is the one it gives run inline."""
-    from askpapers.rag.decide import match
-
-    ran_on: list[str] = []
-    real = match.FacetMatcher._ranked
-
-    def noted(self: match.FacetMatcher, *args: object) -> object:
-        ran_on.append(threading.current_thread().name)
-        return real(self, *args)  # type: ignore[arg-type]
-
-    question = "Which papers use graph neural networks for molecules?"
-    monkeypatch.setattr(match.FacetMatcher, "_ranked", noted)
-    got = app.ask(question, mode="extractive", k=50)
-    assert ran_on and all(name.startswith("askpapers-retrieve") for name in ran_on), ran_on
-
-    def inline(fn, *args):  # type: ignore[no-untyped-def]
-        from concurrent.futures import Future
-
-        done: Future[object] = Future()
-        done.set_result(fn(*args))
-        return done
-
-    monkeypatch.setattr(match, "beside", inline)
-    ran_on.clear()
-    expected = app.ask(question + " ", mode="extractive", k=50)  # (a new text: nothing cached for the answer)
-    assert ran_on == [threading.current_thread().name]
-    assert got.total == expected.total and got.total > 0
-    assert [(c.paper_id, c.evidence) for c in got.citations] == [(c.paper_id, c.evidence) for c in expected.citations]

@@ -29,7 +29,7 @@ from askpapers.rag.decide.membership import (
 from askpapers.rag.decide.pools import FacetPools
 from askpapers.rag.read.query import core_text
 from askpapers.rag.retrieve.index import Index
-from askpapers.rag.retrieve.retrieval import FusionRetriever, Query, beside
+from askpapers.rag.retrieve.retrieval import FusionRetriever, Query
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet, QueryPlan
 from askpapers.vectorstore.errors import StoreError
@@ -146,9 +146,6 @@ class FacetMatcher:
         if not facets:
             return [], {}
         loose = len(facets) > 1
-        # the ranked search for the question, on a worker thread while the facets' pools are built here (both wait
-        # on SQLite, Chroma and the embedder for much of their time): at 50k papers, ask p50 164-166 -> 158-161 ms
-        ranking = beside(self._ranked, plan, facets, filters, within)
         # (the same for every paper: looked up once)
         cores = [self.facet_pools.cores(f) if loose else self.facet_pools.jargon(f) for f in facets]
         pools = [self.facet_pools.pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
@@ -157,7 +154,7 @@ class FacetMatcher:
             ids = [pid for pid in ids if pid in found]
         if len(facets) > 1 and within is None:  # in every pool but one: may meet that one by similarity alone
             ids += self.facet_pools.near(facets, pools, ids)
-        ranked = ranking.result()
+        ranked = self._ranked(plan, facets, filters, within)
         pooled = set(ids)
         ids += [pid for pid in ranked if pid not in pooled]
         papers = self.index.papers(ids)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -96,7 +95,6 @@ class PhraseRetriever(Retriever):
         return [Candidate(pid, s) for pid, s in hits[:n]]
 
 
-T = TypeVar("T")
 _workers: ThreadPoolExecutor | None = None
 _workers_lock = threading.Lock()
 WORKERS = 8  # threads that run a question's first retriever beside the others (several questions at once)
@@ -108,11 +106,6 @@ def _worker_pool() -> ThreadPoolExecutor:
         if _workers is None:
             _workers = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="askpapers-retrieve")
         return _workers
-
-
-def beside(fn: Callable[..., T], *args: Any) -> Future[T]:
-    """Run ``fn(*args)`` on a worker thread (the fused search's), for work that waits outside Python's lock."""
-    return _worker_pool().submit(fn, *args)
 
 
 class FusionRetriever:
@@ -139,7 +132,7 @@ class FusionRetriever:
         with self.index.pinned():
             first: Future[list[Candidate]] | None = None
             if len(self.retrievers) > 1:
-                first = beside(self._retrieve, self.retrievers[0], query, filters)
+                first = _worker_pool().submit(self._retrieve, self.retrievers[0], query, filters)
             rest = {r.name: r.retrieve(query, filters) for r in self.retrievers[1 if first else 0 :]}
             results = {self.retrievers[0].name: first.result()} | rest if first else rest
         fused = rrf([[c.paper_id for c in cands] for cands in results.values()], self.k)

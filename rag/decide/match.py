@@ -117,17 +117,13 @@ class FacetMatcher:
             if best is None or score > best.score:
                 terms = content_stems(group[0])
                 best = _FacetHit(score, phrase, sim, best_sentence(p.abstract, terms, within=chunk))
-        if best is None and not loose and cores:  # (one facet: a shorter form that is jargon, FacetPools.jargon)
-            held = [c for c in cores if states(text, c)]
-            if held:
-                evidence = best_sentence(p.abstract, content_stems(held[0]), within=chunk)
-                return _FacetHit(LOOSE_SCORE + sim, False, sim, evidence, loose=True)
-        if best is None and loose:
-            cores = self.facet_pools.cores(facet) if cores is None else cores
+        if best is None and (loose or cores):  # (one facet: only a shorter form that is jargon, its cores)
+            if loose and cores is None:
+                cores = self.facet_pools.cores(facet)
             for group in facet.groups():
                 forms = [v for s in group for v in variants.get(s, [s])]
-                held = [v for v in forms if holds_words(text, v)]
-                if not held:  # a shorter form that still names it
+                held = [v for v in forms if holds_words(text, v)] if loose else []
+                if not held and cores:  # a shorter form that still names it
                     held = [c for c in cores if states(text, c)]
                 if held:
                     terms = content_stems(held[0])

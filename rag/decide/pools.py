@@ -12,6 +12,7 @@ from dataclasses import replace
 from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
 from askpapers.rag.read.expand import headless
+from askpapers.rag.read.lexicon import zipf
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet
@@ -113,12 +114,10 @@ class FacetPools:
         :data:`JARGON_ZIPF`). Such a form names the facet even in a question of one facet: most papers stating
         "unlearning" study machine unlearning, and the corpus says so (it passed :meth:`cores`' share test), while
         a paper stating "bottleneck" need not be about the information bottleneck."""
-        from wordfreq import zipf_frequency
-
         out = []
         for form in self.cores(facet):
             words = [w for w in tokens(form) if w not in STOPWORDS]
-            if words and all(zipf_frequency(w, "en") < JARGON_ZIPF for w in words):
+            if words and all(zipf(w) < JARGON_ZIPF for w in words):
                 out.append(form)
         return out
 

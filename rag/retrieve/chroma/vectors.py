@@ -3,7 +3,7 @@ vectors of papers and chunks (cached per revision) (:class:`~rag.retrieve.index.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -75,14 +75,18 @@ class ChromaVectors(FreshRole):
     def _paper_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Paper vectors from the BM25 index (which keeps the store's, as they were when it indexed each paper),
         and from Chroma those it does not hold."""
-        held = self.fresh.call(lambda index: index.vectors(ids))
-        found = {pid: paper for pid, (paper, _) in held.items()}
-        missing = [pid for pid in ids if pid not in held]
-        return {**found, **self.store.paper_vectors(missing)} if missing else found
+        return self._held(ids, 0, self.store.paper_vectors)
 
     def _chunk_vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """Chunk vectors as :meth:`_paper_vectors` reads them (papers without chunks are left out, as Chroma does)."""
+        return self._held(ids, 1, self.store.chunk_vectors)
+
+    def _held(
+        self, ids: Sequence[str], which: int, from_store: Callable[[Sequence[str]], dict[str, np.ndarray]]
+    ) -> dict[str, np.ndarray]:
+        """Part ``which`` (0: the paper's vector, 1: its chunks') of the vectors the BM25 index holds for these
+        papers, and ``from_store`` for those it holds none for."""
         held = self.fresh.call(lambda index: index.vectors(ids))
-        found = {pid: chunks for pid, (_, chunks) in held.items() if len(chunks)}
+        found = {pid: pair[which] for pid, pair in held.items() if len(pair[which])}
         missing = [pid for pid in ids if pid not in held]
-        return {**found, **self.store.chunk_vectors(missing)} if missing else found
+        return {**found, **from_store(missing)} if missing else found

@@ -53,7 +53,7 @@ def reference_doc(title: str, abstract: str) -> dict[str, object]:
 
 
 def fields(dt: DocText) -> dict[str, object]:
-    out: dict[str, object] = {name: getattr(dt, name) for name in DocText.__slots__}
+    out: dict[str, object] = {name: getattr(dt, name) for name in DocText.FIELDS}
     for name in ("forms", "title_forms"):  # NUL-joined sets of forms (in the set's order)
         value = out[name]
         assert isinstance(value, str)
@@ -416,3 +416,50 @@ def test_snippets_from_the_warmed_sentence_stems_equal_the_computed_ones(app: As
         assert ranker.sentence_stems(papers[0].paper_id) is None
     finally:
         ranker._docs_key = key
+
+
+@PROPERTY
+@given(title=TEXT, abstract=TEXT, absent=st.sampled_from(["graph", "neural", "zzz", "a", "1", "networks"]))
+def test_a_stem_is_found_where_the_sets_hold_it(title: str, abstract: str, absent: str) -> None:
+    """Decoding builds no set of a paper's words: the text features search the blank-joined stems, a sentence
+    (or the title) at a time. Each search answers as the sets do, anywhere and in each segment."""
+    for dt in (DocText(title, abstract), DocText.decode(encode(title, abstract), abstract)):
+        assert len(dt.segments) == len(dt.sent_stems)
+        words = set(dt.all_stems) | {absent}
+        for w in words:
+            assert dt.find(f" {w} ") == (w in dt.all_stems), w
+            for segment, sentence in zip(dt.segments, dt.sent_stems, strict=True):
+                assert dt.find(f" {w} ", segment) == (w in sentence), (w, segment)
+            if dt.title_segment is not None:
+                assert dt.find(f" {w} ", dt.title_segment) == (w in dt.title_stems), w
+
+
+def reference_text_features(query: str, phrases: Sequence[str], idf: dict[str, float], title: str,
+                            abstract: str) -> list[float]:  # fmt: skip
+    """The first 7 text features as first written, over the reference's sets of stems (the oracle)."""
+    from askpapers.rag.retrieve.rank_features import QueryText
+
+    qt, ref = QueryText(query, phrases, idf), reference_doc(title, abstract)
+    want, n = qt.want, max(len(qt.want), 1)
+    all_stems, title_stems = ref["all_stems"], ref["title_stems"]
+    sent_stems = ref["sent_stems"]
+    assert isinstance(all_stems, frozenset) and isinstance(title_stems, frozenset) and isinstance(sent_stems, list)
+    got = want & all_stems
+    best, best_idf = 0, 0.0
+    for s in sent_stems:
+        if hit := got & s:
+            best, best_idf = max(best, len(hit)), max(best_idf, sum(qt.idf.get(t, 0.0) for t in hit))
+    cov_idf = sum(qt.idf.get(t, 0.0) for t in got)
+    return [best / n, best_idf / qt.idf_sum, len(got) / n, cov_idf / qt.idf_sum, len(want & title_stems) / n]
+
+
+@PROPERTY
+@given(title=TEXT, abstract=TEXT, query=TEXT)
+def test_text_features_equal_the_set_construction(title: str, abstract: str, query: str) -> None:
+    from askpapers.rag.retrieve.rank_features import QueryText, text_features
+
+    idf = {w: 1.0 + len(w) / 3 for w in word_tokens(query)}
+    expected = reference_text_features(query, (), idf, title, abstract)
+    for dt in (DocText(title, abstract), DocText.decode(encode(title, abstract), abstract)):
+        got = text_features(QueryText(query, (), idf), dt)
+        assert got[:4] + got[6:7] == pytest.approx(expected, abs=1e-12)

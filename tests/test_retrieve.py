@@ -133,7 +133,7 @@ def test_bm25_takes_in_only_what_changed_while_another_ingest_runs(  # type: ign
     # the reranker's text data of the updated paper was derived again with it
     (stored,) = app.index.lexical.doc_texts(["q1"]).values()
     expected = DocText("", "Wombat burrows in Tasmania.")
-    assert {n: getattr(stored, n) for n in DocText.__slots__} == {n: getattr(expected, n) for n in DocText.__slots__}
+    assert {n: getattr(stored, n) for n in DocText.FIELDS} == {n: getattr(expected, n) for n in DocText.FIELDS}
     path.write_bytes(b"damaged" * 100)  # a damaged file is rebuilt from Chroma
     ingest([write("more.jsonl", [{"id": "q2", "abstract": "Kiwi birds of New Zealand."}])],
            fresh_settings.store, progress=False, embedder=embedder)  # fmt: skip
@@ -194,4 +194,4 @@ def test_an_index_without_text_data_is_rebuilt_with_it(tmp_path, fresh_settings,
     for p in papers:
         expected = DocText("" if p.title_derived else p.title, p.abstract)
         got = stored[p.paper_id]
-        assert all(getattr(got, n) == getattr(expected, n) for n in DocText.__slots__), p.paper_id
+        assert all(getattr(got, n) == getattr(expected, n) for n in DocText.FIELDS), p.paper_id

@@ -2,9 +2,10 @@
 
 A paper's stems, sentence boundaries, phrase forms and acronym definitions do not depend on the question, so they
 are computed when the paper enters the derived lexical index (:mod:`vectorstore.lexical`, beside its FTS5 row) and
-stored there, compressed (:func:`encode`); the query path decodes them (:meth:`DocText.decode`), which is a split
-and a few set constructions, never a tokeniser or a stemmer. ``DocText(title, abstract)`` builds the same object
-from the text (the oracle the tests compare the stored data with).
+stored there, compressed (:func:`encode`); the query path decodes them (:meth:`DocText.decode`), which is a few
+splits, never a tokeniser or a stemmer, and builds no set of the paper's words: the features search its stems.
+``DocText(title, abstract)`` builds the same object from the text (the oracle the tests compare the stored data
+with).
 """
 
 from __future__ import annotations
@@ -41,18 +42,24 @@ def _nul_join(*forms: str) -> str:
 
 
 class DocText:
-    """What the text features need from one paper."""
+    """What the text features need from one paper.
 
-    __slots__ = ("acro", "all_stems", "forms", "n_tok", "sent_stems", "title_forms", "title_stems", "upper")
+    Its stems are kept as one blank-joined string inside :attr:`forms` (the title's words then the abstract's,
+    padded with a blank each side), with the (start, end) of each sentence's words in it (:attr:`segments`): a
+    word is tested with a bounded substring search (:meth:`find`), so decoding builds no set of a paper's words.
+    The sets (:attr:`sent_stems`, :attr:`title_stems`, :attr:`all_stems`) are built when first read."""
+
+    FIELDS = ("acro", "all_stems", "forms", "n_tok", "sent_stems", "title_forms", "title_stems", "upper")
+    __slots__ = ("_abstract", "_sets", "acro", "forms", "n_tok", "segments", "title_forms", "title_segment",
+                 "words_end")  # fmt: skip
 
     acro: list[tuple[str, str]]
-    all_stems: frozenset[str]
     forms: str
     n_tok: int
-    sent_stems: list[frozenset[str]]
+    segments: list[tuple[int, int]]  # each sentence's words in ``forms``, in order, then the title's (if any)
     title_forms: str
-    title_stems: frozenset[str]
-    upper: str
+    title_segment: tuple[int, int] | None  # the title's words in ``forms`` (None when the paper has no title)
+    words_end: int  # where the stems end in ``forms`` (0: no words)
 
     def __init__(self, title: str, abstract: str) -> None:
         self._fill(abstract, *_parts(title, abstract))
@@ -61,19 +68,64 @@ class DocText:
               alt: str, title_alt: str, acro: list[tuple[str, str]], joined: str | None = None) -> None:  # fmt: skip
         """``joined``: the stems of the title's then the abstract's words, blank-joined, when the caller has it
         (the stored data's second line is that string: decoding need not join its words again)."""
-        self.sent_stems = [frozenset(sentence) for sentence in sentences]
-        self.title_stems = frozenset(title_words)
-        if title:
-            self.sent_stems.append(self.title_stems)
-        self.all_stems = frozenset().union(*self.sent_stems) if self.sent_stems else frozenset()
-        n_words = sum(map(len, sentences))
+        words = title_words + [w for sentence in sentences for w in sentence]
         if joined is None:
-            joined = " ".join(title_words + [w for sentence in sentences for w in sentence])
+            joined = " ".join(words)
+        self._fill_words(abstract, title, len(title_words), [len(s) for s in sentences], words, joined, alt,
+                         title_alt, acro)  # fmt: skip
+
+    def _fill_words(self, abstract: str, title: bool, n_title: int, counts: list[int], words: list[str],
+                    joined: str, alt: str, title_alt: str, acro: list[tuple[str, str]]) -> None:  # fmt: skip
         self.forms = _nul_join(joined, alt)
-        self.title_forms = _nul_join(" ".join(title_words), title_alt) if title else ""
+        self.words_end = len(joined) + 2 if joined.strip() else 0
+        # each segment runs from the blank before its first word to the blank after its last (both included)
+        lens = list(map(len, words))
+        bounds: list[tuple[int, int]] = []
+        pos, at = 0, 0
+        for n in [n_title, *counts]:
+            width = sum(lens[at : at + n]) + n
+            bounds.append((pos, pos + width + 1) if n else (0, 0))
+            pos += width
+            at += n
+        title_seg = bounds.pop(0)
+        self.segments = [*bounds, title_seg] if title else bounds
+        self.title_segment = title_seg if title else None
+        self.title_forms = _nul_join(" ".join(words[:n_title]), title_alt) if title else ""
         self.acro = acro
-        self.n_tok = n_words
-        self.upper = abstract.upper()
+        self.n_tok = sum(counts)
+        self._abstract = abstract
+        self._sets: tuple[list[frozenset[str]], frozenset[str], frozenset[str]] | None = None
+
+    def find(self, padded: str, segment: tuple[int, int] | None = None) -> bool:
+        """Whether the paper has this stem (given padded with a blank each side: " stem "): anywhere, or in one
+        segment."""
+        start, end = segment if segment is not None else (0, self.words_end)
+        return self.forms.find(padded, start, end) >= 0
+
+    def _stem_sets(self) -> tuple[list[frozenset[str]], frozenset[str], frozenset[str]]:
+        if self._sets is None:
+            forms = self.forms
+            sent = [frozenset(forms[s:e].split()) for s, e in self.segments]
+            title = sent[-1] if self.title_segment is not None else frozenset()
+            self._sets = (sent, title, frozenset().union(*sent) if sent else frozenset())
+        return self._sets
+
+    @property
+    def sent_stems(self) -> list[frozenset[str]]:
+        """The stems of each sentence, in order, then the title's (if any)."""
+        return self._stem_sets()[0]
+
+    @property
+    def title_stems(self) -> frozenset[str]:
+        return self._stem_sets()[1]
+
+    @property
+    def all_stems(self) -> frozenset[str]:
+        return self._stem_sets()[2]
+
+    @property
+    def upper(self) -> str:
+        return self._abstract.upper()
 
     @classmethod
     def decode(cls, data: bytes, abstract: str) -> DocText:
@@ -82,15 +134,10 @@ class DocText:
         head = lines[0].split()
         title = head[0] != "-"
         n_title = int(head[0]) if title else 0
-        words = lines[1].split()
-        title_words, rest = words[:n_title], words[n_title:]
-        sentences, at = [], 0
-        for n in map(int, head[1:]):
-            sentences.append(rest[at : at + n])
-            at += n
         acro = [(lf, a) for lf, _, a in (line.partition("\t") for line in lines[4:])]
         dt = cls.__new__(cls)
-        dt._fill(abstract, title, title_words, sentences, lines[2], lines[3], acro, lines[1])
+        dt._fill_words(abstract, title, n_title, list(map(int, head[1:])), lines[1].split(), lines[1], lines[2],
+                       lines[3], acro)  # fmt: skip
         return dt
 
 

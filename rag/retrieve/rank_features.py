@@ -41,6 +41,7 @@ class QueryText:
     def __init__(self, text: str, phrases: Sequence[str], idf: dict[str, float]) -> None:
         self.terms = content_stems(text)
         self.want = frozenset(self.terms)
+        self.padded = [(w, f" {w} ") for w in self.want]  # (each searched for in a paper's stems, blank-padded)
         toks = word_tokens(text)
         st = [stem(t) for t in toks]
         content = [t not in STOPWORDS and not (len(t) == 1 and not t.isdigit()) for t in toks]
@@ -62,15 +63,19 @@ def text_features(qt: QueryText, dt: DocText) -> list[float]:
     """The 13 text features of one (query, paper) pair."""
     want = qt.want
     n = max(len(want), 1)
-    got = want & dt.all_stems
+    find = dt.forms.find
+    end = dt.words_end
+    found = [(w, pw) for w, pw in qt.padded if find(pw, 0, end) >= 0]
+    got = want & frozenset(w for w, _ in found)
     idf = qt.idf
     best_sent, best_sent_idf = 0, 0.0
-    if got:  # sentences can only cover what the whole text covers
-        for s in dt.sent_stems:
-            hit = got & s
-            if hit:
-                best_sent = max(best_sent, len(hit))
-                best_sent_idf = max(best_sent_idf, sum([idf.get(t, 0.0) for t in hit]))
+    for s, e in dt.segments if found else ():  # sentences can only cover what the whole text covers
+        hit = [w for w, pw in found if find(pw, s, e) >= 0]
+        if hit:
+            best_sent = max(best_sent, len(hit))
+            best_sent_idf = max(best_sent_idf, sum([idf.get(t, 0.0) for t in want & frozenset(hit)]))
+    title = dt.title_segment
+    in_title = sum(find(pw, *title) >= 0 for _, pw in qt.padded) if title is not None else 0
     forms = dt.forms
     bigrams, trigrams = qt.bigrams, qt.trigrams
     bi = sum(map(forms.__contains__, bigrams)) / len(bigrams) if bigrams else 0.0
@@ -78,10 +83,11 @@ def text_features(qt: QueryText, dt: DocText) -> list[float]:
     t_bi = sum(map(dt.title_forms.__contains__, bigrams)) / len(bigrams) if bigrams and dt.title_forms else 0.0
     # the paper defines an acronym the query uses, or a long form the query states
     acr = float(any(a in qt.acros or a.rstrip("s") in qt.acros or any(lf in f for f in qt.forms) for lf, a in dt.acro))
-    q_acr = sum(a.upper() in dt.upper for a in qt.acros) / len(qt.acros) if qt.acros else 0.0
+    upper = dt.upper if qt.acros else ""
+    q_acr = sum(a.upper() in upper for a in qt.acros) / len(qt.acros) if qt.acros else 0.0
     ph = float(any(map(forms.__contains__, qt.needles))) if qt.needles else 0.0
     ph_t = float(any(map(dt.title_forms.__contains__, qt.needles))) if qt.needles and dt.title_forms else 0.0
     return [
         best_sent / n, best_sent_idf / qt.idf_sum, len(got) / n, sum([idf.get(t, 0.0) for t in got]) / qt.idf_sum,
-        bi, tri, len(want & dt.title_stems) / n, t_bi, acr, q_acr, ph, ph_t, math.log1p(dt.n_tok),
+        bi, tri, in_title / n, t_bi, acr, q_acr, ph, ph_t, math.log1p(dt.n_tok),
     ]  # fmt: skip

@@ -19,6 +19,7 @@ from askpapers.vectorstore.types import Paper
 T = TypeVar("T")
 PAPER_CACHE = 20_000  # paper records kept in memory between questions (about 3 KB each)
 QUERY_CACHE = 64  # query embeddings kept (1.5 KB each)
+NEAREST_CACHE = 64  # recent nearest-chunk searches kept (ids and similarities: a few KB each)
 STATS_CACHE = 20_000  # corpus statistics kept per store revision (word and phrase counts: a few dozen bytes each)
 
 
@@ -33,6 +34,9 @@ class RevisionCaches:
         self.paper_vectors: dict[str, np.ndarray] = {}  # paper embeddings, likewise
         self.chunk_texts: dict[str, str] = {}  # chunk texts by chunk id, likewise
         self.queries: Recent[np.ndarray] = Recent(QUERY_CACHE)  # recent query embeddings (several parts embed one)
+        # recent nearest-chunk searches (chunk ids and similarities), keyed with the store revision they were made at:
+        # the fused search and the matcher of one question search the same text
+        self.nearest: Recent[list[tuple[str, float]]] = Recent(NEAREST_CACHE)
         # corpus statistics (paper count, word and phrase counts, venues), kept until the store changes: the planner,
         # the matcher and the reranker ask for the same ones, within a question and across questions
         self.stats: Recent[object] = Recent(STATS_CACHE)
@@ -45,6 +49,7 @@ class RevisionCaches:
             self.paper_vectors.clear()
             self.chunk_texts.clear()
             self.stats.clear()
+            self.nearest.clear()
             self.key = key
 
     def cached(

@@ -3,6 +3,7 @@ vectors of papers and chunks (cached per revision) (:class:`~rag.retrieve.index.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -36,8 +37,15 @@ class ChromaVectors(FreshRole):
 
     def nearest_chunks(self, text: str, n: int, filters: Filters | None = None) -> list[ChunkHit]:
         """The ``n`` chunks most similar to ``text``, most similar first (the search asks Chroma for their ids and
-        distances; their texts come from a per-revision cache). A chunk's id is ``<paper id>:<position>``."""
-        found = self.store.nearest_chunk_ids(self.embed(text), n, where_clause(filters))
+        distances, kept for a few recent searches at the store's revision; their texts come from a per-revision
+        cache). A chunk's id is ``<paper id>:<position>``."""
+        where = where_clause(filters)
+        self.refresh()  # (a changed store empties the cache first)
+        key = f"{self.seen_revision}\0{n}\0{json.dumps(where, sort_keys=True)}\0{text}"
+        found = self.caches.nearest.get(key)
+        if found is None:  # (the same text searched again in one question, by the matcher: the same chunks)
+            found = self.store.nearest_chunk_ids(self.embed(text), n, where)
+            self.caches.nearest.put(key, found)
         texts = self.caches.cached(self.caches.chunk_texts, [cid for cid, _ in found], self._chunk_texts)
         hits = []
         for cid, similarity in found:

@@ -66,6 +66,45 @@ def test_the_numpy_forest_scores_as_lightgbm(app: AskPapers) -> None:
     assert not np.allclose(forest.predict(pool), forest.predict(pool)[0])  # the scores tell papers apart
 
 
+def level_by_level(forest: Forest, x: np.ndarray) -> np.ndarray:
+    """The forest evaluated as first written: every (row, tree) walk stepped together to the deepest tree's depth
+    (the oracle)."""
+    x = np.nan_to_num(np.asarray(x, dtype=np.float64), nan=0.0)
+    rows, trees = np.arange(len(x))[:, None], np.arange(len(forest.start))[None, :]
+    node = np.tile(forest.start, (len(x), 1))
+    for _ in range(forest.depth):
+        inner = node >= 0
+        at = np.where(inner, node, 0)
+        go_left = x[rows, forest.split[trees, at]] <= forest.threshold[trees, at]
+        node = np.where(inner, np.where(go_left, forest.left[trees, at], forest.right[trees, at]), node)
+    out: np.ndarray = forest.leaves[trees, ~node].sum(axis=1)
+    return out
+
+
+def test_the_numpy_forest_scores_both_shipped_models_as_lightgbm() -> None:
+    """Each (row, tree) walk stops at its leaf while deeper trees go on: both shipped models (the reranker's
+    shallow trees and the membership model's deeper ones) give LightGBM's raw scores on rows just either side of
+    every threshold, and the level-by-level walk's scores bit for bit on those, on rows at the thresholds, on one
+    row and on none."""
+    import lightgbm as lgb
+
+    from askpapers.rag.decide import membership
+
+    for path in (model_path(), membership.model_path()):
+        booster, forest = lgb.Booster(model_file=str(path)), Forest.load(path)
+        n = booster.num_feature()
+        thresholds = np.unique(forest.threshold)
+        rng = np.random.default_rng(1)
+        near = rng.choice(np.concatenate([thresholds + 1e-9, thresholds - 1e-9, [1e9, -1e9]]), size=(700, n))
+        near[::11, 0] = np.nan
+        expected = booster.predict(np.nan_to_num(near, nan=0.0), raw_score=True)
+        assert np.allclose(forest.predict(near), expected, rtol=0, atol=1e-9), path.name
+        at = rng.choice(thresholds, size=(300, n))
+        for x in (near, at, near[:1], np.zeros((0, n))):
+            assert forest.predict(x).shape == (len(x),)
+            assert np.array_equal(forest.predict(x), level_by_level(forest, x)), path.name
+
+
 def test_search_and_extractive_answers_never_import_lightgbm_or_langchain(corpus_settings: Settings) -> None:
     """Start-up cost: LightGBM pulls in scikit-learn, and LangChain takes about a second; neither is needed
     without a model."""

@@ -17,6 +17,19 @@ class Forest:
                  leaves: np.ndarray, start: np.ndarray, depth: int) -> None:  # fmt: skip
         self.split, self.threshold, self.left, self.right = split, threshold, left, right
         self.leaves, self.start, self.depth = leaves, start, depth
+        # The trees flattened into one node table: inner node n of tree t is t * inner + n; a child that is a leaf
+        # is coded -1 - (its index in the flattened leaf values), so one array holds where every walk is.
+        n_trees, inner = split.shape
+        nodes = (np.arange(n_trees, dtype=np.int64) * inner)[:, None]
+        first_leaf = (np.arange(n_trees, dtype=np.int64) * leaves.shape[1])[:, None]
+
+        def flat(child: np.ndarray) -> np.ndarray:
+            out: np.ndarray = np.where(child >= 0, nodes + child, -1 - (first_leaf + ~child)).ravel()
+            return out
+
+        self._feature, self._threshold = split.ravel(), threshold.ravel()
+        self._left, self._right, self._leaf_values = flat(left), flat(right), leaves.ravel()
+        self._start = np.where(start >= 0, nodes[:, 0] + start, -1 - first_leaf[:, 0])
 
     @classmethod
     def load(cls, path: Path) -> Forest:
@@ -49,16 +62,20 @@ class Forest:
         return cls(split, threshold, left, right, leaves, start, inner)
 
     def predict(self, features: np.ndarray) -> np.ndarray:
-        """The summed leaf values for each row (LightGBM's raw score)."""
+        """The summed leaf values for each row (LightGBM's raw score). Every (row, tree) walk moves down one level
+        a step, and only the walks not yet at a leaf are stepped (the trees' depths differ: stepping every walk
+        to the deepest tree's depth cost three times as much)."""
         x = np.nan_to_num(np.asarray(features, dtype=np.float64), nan=0.0)
-        rows, trees = np.arange(len(x))[:, None], np.arange(len(self.start))[None, :]
-        node = np.tile(self.start, (len(x), 1))
-        for _ in range(self.depth):
-            inner = node >= 0
-            if not inner.any():
-                break
-            at = np.where(inner, node, 0)
-            go_left = x[rows, self.split[trees, at]] <= self.threshold[trees, at]
-            node = np.where(inner, np.where(go_left, self.left[trees, at], self.right[trees, at]), node)
-        scores: np.ndarray = self.leaves[trees, ~node].sum(axis=1)
+        n_rows, n_trees = len(x), len(self._start)
+        values = x.ravel()
+        at = np.tile(self._start, n_rows)  # each walk's node (or leaf code), row by row
+        row_start = np.repeat(np.arange(n_rows, dtype=np.int64) * (x.shape[1] if x.ndim == 2 else 0), n_trees)
+        walking = np.flatnonzero(at >= 0)
+        while walking.size:
+            node = at[walking]
+            go_left = values[row_start[walking] + self._feature[node]] <= self._threshold[node]
+            step = np.where(go_left, self._left[node], self._right[node])
+            at[walking] = step
+            walking = walking[step >= 0]
+        scores: np.ndarray = self._leaf_values[-1 - at].reshape(n_rows, n_trees).sum(axis=1)
         return scores

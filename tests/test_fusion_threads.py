@@ -72,17 +72,17 @@ def test_a_forked_child_gets_worker_threads_of_its_own(monkeypatch: pytest.Monke
     forever. The pool belongs to the process that made it."""
     import os
 
-    from askpapers.rag.retrieve import retrieval
+    from askpapers.rag.retrieve import workers
 
-    parent = retrieval._worker_pool()
-    assert retrieval._worker_pool() is parent
+    parent = workers.pool()
+    assert workers.pool() is parent
     pid = os.getpid()
-    monkeypatch.setattr(retrieval.os, "getpid", lambda: pid + 1)  # (as in a forked child)
-    child = retrieval._worker_pool()
+    monkeypatch.setattr(workers.os, "getpid", lambda: pid + 1)  # (as in a forked child)
+    child = workers.pool()
     assert child is not parent
     assert child.submit(lambda: 42).result() == 42
-    monkeypatch.setattr(retrieval.os, "getpid", lambda: pid)
-    assert retrieval._worker_pool() is not parent  # (the child's pool is kept until the pid changes again)
+    monkeypatch.setattr(workers.os, "getpid", lambda: pid)
+    assert workers.pool() is not parent  # (the child's pool is kept until the pid changes again)
 
 
 def test_many_questions_at_once_while_the_pool_is_busy(app: AskPapers, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,10 +90,10 @@ def test_many_questions_at_once_while_the_pool_is_busy(app: AskPapers, monkeypat
     their own search, and every search gets the results it gets alone."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from askpapers.rag.retrieve import retrieval
+    from askpapers.rag.retrieve import workers
 
-    monkeypatch.setattr(retrieval, "_workers", None)
-    monkeypatch.setattr(retrieval, "WORKERS", 1)
+    monkeypatch.setattr(workers, "_workers", None)
+    monkeypatch.setattr(workers, "WORKERS", 1)
     alone = {q: [h.paper_id for h in app.search(q)] for q in QUERIES}
     with ThreadPoolExecutor(max_workers=6) as callers:
         got = list(callers.map(lambda q: (q, [h.paper_id for h in app.search(q)]), QUERIES * 4))

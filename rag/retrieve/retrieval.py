@@ -8,15 +8,14 @@ one of the query's phrases, fused at paper level. Retrievers are chosen by name 
 
 from __future__ import annotations
 
-import os
-import threading
 from abc import ABC, abstractmethod
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 
+from askpapers.rag.retrieve import workers
 from askpapers.rag.retrieve.fusion import rrf
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.rerank import LearnedRanker, Pool
@@ -96,22 +95,6 @@ class PhraseRetriever(Retriever):
         return [Candidate(pid, s) for pid, s in hits[:n]]
 
 
-_workers: tuple[int, ThreadPoolExecutor] | None = None  # (the process it belongs to, the pool)
-_workers_lock = threading.Lock()
-WORKERS = 8  # threads that run a question's first retriever beside the others (several questions at once)
-
-
-def _worker_pool() -> ThreadPoolExecutor:
-    """This process's worker threads. A task run on them never waits on another task (nothing is submitted from
-    a worker), so a busy pool only queues work and cannot deadlock. A forked child does not inherit the parent's
-    threads, so it gets a pool of its own."""
-    global _workers
-    with _workers_lock:
-        if _workers is None or _workers[0] != os.getpid():
-            _workers = (os.getpid(), ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="askpapers-retrieve"))
-        return _workers[1]
-
-
 class FusionRetriever:
     """Several retrievers fused by reciprocal rank at paper level (one freshness check for all of them), and
     optionally the learned reranker over the fused top (:mod:`rag.retrieve.rerank`)."""
@@ -136,7 +119,7 @@ class FusionRetriever:
         with self.index.pinned():
             first: Future[list[Candidate]] | None = None
             if len(self.retrievers) > 1:
-                first = _worker_pool().submit(self._retrieve, self.retrievers[0], query, filters)
+                first = workers.beside(self.index, self.retrievers[0].retrieve, query, filters)
             rest = {r.name: r.retrieve(query, filters) for r in self.retrievers[1 if first else 0 :]}
             results = {self.retrievers[0].name: first.result()} | rest if first else rest
         fused = rrf([[c.paper_id for c in cands] for cands in results.values()], self.k)
@@ -148,11 +131,6 @@ class FusionRetriever:
                 if c.snippet and c.similarity >= got.similarity:
                     got.similarity, got.snippet = c.similarity, c.snippet
         return results, sorted(out.values(), key=lambda c: (-c.score, -c.similarity))
-
-    def _retrieve(self, retriever: Retriever, query: Query, filters: Filters | None) -> list[Candidate]:
-        """One retriever's candidates, on a worker thread (its own freshness check: pins are per thread)."""
-        with self.index.pinned():
-            return retriever.retrieve(query, filters)
 
     def pool(
         self, query: Query, filters: Filters | None, results: dict[str, list[Candidate]], fused: list[Candidate]

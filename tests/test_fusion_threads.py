@@ -98,3 +98,36 @@ def test_many_questions_at_once_while_the_pool_is_busy(app: AskPapers, monkeypat
     with ThreadPoolExecutor(max_workers=6) as callers:
         got = list(callers.map(lambda q: (q, [h.paper_id for h in app.search(q)]), QUERIES * 4))
     assert got == [(q, alone[q]) for q in QUERIES * 4]
+
+
+def test_a_facets_dense_searches_run_beside_its_phrase_lookups(app: AskPapers, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The matcher starts each facet's dense searches on a worker, then looks up the papers stating it here: the
+    answer is the one of running them one after the other."""
+    from concurrent.futures import Future
+
+    from askpapers.rag.retrieve import workers
+
+    pools = app.parts.answerers["extractive"].matcher.facet_pools  # type: ignore[attr-defined]
+    seen: list[str] = []
+    real = pools.dense
+
+    def dense(*args: object) -> object:
+        seen.append(threading.current_thread().name)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pools, "dense", dense)
+    question = "Which papers use graph neural networks for molecules?"
+    side_by_side = app.ask(question, mode="extractive")
+    assert seen and all(name.startswith("askpapers-retrieve") for name in seen)
+
+    def inline(index: object, fn: object, *args: object) -> Future[object]:
+        done: Future[object] = Future()
+        done.set_result(fn(*args))  # type: ignore[operator]
+        return done
+
+    seen.clear()
+    monkeypatch.setattr(workers, "beside", inline)
+    one_after_another = app.ask(question, mode="extractive")
+    assert seen and all(name == threading.current_thread().name for name in seen)
+    assert side_by_side.total == one_after_another.total > 0
+    assert [c.paper_id for c in side_by_side.citations] == [c.paper_id for c in one_after_another.citations]

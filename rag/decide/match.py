@@ -28,6 +28,7 @@ from askpapers.rag.decide.membership import (
 )
 from askpapers.rag.decide.pools import FacetPools
 from askpapers.rag.read.query import core_text
+from askpapers.rag.retrieve import workers
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import FusionRetriever, Query
 from askpapers.rag.settings import AnswerSettings
@@ -144,7 +145,12 @@ class FacetMatcher:
         loose = len(facets) > 1
         # (the same for every paper: looked up once)
         cores = [self.facet_pools.cores(f) if loose else self.facet_pools.jargon(f) for f in facets]
-        pools = [self.facet_pools.pool(f, filters, within, loose, c) for f, c in zip(facets, cores, strict=True)]
+        # each facet's dense searches (embeddings and Chroma's queries) run on a worker beside its phrase lookups
+        searches = [workers.beside(self.index, self.facet_pools.dense, f, filters, within) for f in facets]
+        pools = [
+            self.facet_pools.pool(f, filters, within, loose, c, s)
+            for f, c, s in zip(facets, cores, searches, strict=True)
+        ]
         ids = [pid for pid in (within if within is not None else sorted(pools[0][0])) if pid in pools[0][0]]
         for found, _ in pools[1:]:
             ids = [pid for pid in ids if pid in found]

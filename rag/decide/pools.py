@@ -7,6 +7,7 @@ its words anywhere or a shorter form of it) and those close to it in embedding s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 
 from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
@@ -61,14 +62,14 @@ class FacetPools:
 
     def pool(
         self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False,
-        cores: Sequence[str] = (),
+        cores: Sequence[str] = (), dense_search: Future[dict[str, ChunkHit]] | None = None,
     ) -> Pool:  # fmt: skip
         """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
         with ``loose`` any query holding its words) or one of ``cores``, and those whose best chunk is close
-        enough; nothing else needs to be read."""
-        dense = self.dense(facet, filters, within)
+        enough; nothing else needs to be read. ``dense_search``: :meth:`dense` for the facet, when the caller
+        started it on a worker thread (its embeddings and Chroma's queries then run beside the phrase lookups)."""
         if within is not None:
-            return set(within), dense
+            return set(within), dense_search.result() if dense_search else self.dense(facet, filters, within)
         # every paper that states it (unranked: the count is the true total, whatever k is)
         found = self.index.phrase_ids(facet.all_spellings(), filters)
         # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks"),
@@ -83,6 +84,7 @@ class FacetPools:
             found |= self.index.all_words_ids([h for h in held if h], filters)
         if cores:
             found |= self.index.phrase_ids(list(cores), filters)
+        dense = dense_search.result() if dense_search else self.dense(facet, filters, within)
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
 

@@ -77,12 +77,13 @@ def test_a_forked_child_gets_worker_threads_of_its_own(monkeypatch: pytest.Monke
     parent = workers.pool()
     assert workers.pool() is parent
     pid = os.getpid()
-    monkeypatch.setattr(workers.os, "getpid", lambda: pid + 1)  # (as in a forked child)
+    monkeypatch.setattr(workers, "_process", lambda: pid + 1)  # (as in a forked child)
     child = workers.pool()
     assert child is not parent
     assert child.submit(lambda: 42).result() == 42
-    monkeypatch.setattr(workers.os, "getpid", lambda: pid)
+    monkeypatch.setattr(workers, "_process", lambda: pid)
     assert workers.pool() is not parent  # (the child's pool is kept until the pid changes again)
+    child.shutdown()
 
 
 def test_many_questions_at_once_while_the_pool_is_busy(app: AskPapers, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -23,13 +23,18 @@ _workers: tuple[int, ThreadPoolExecutor] | None = None  # (the process it belong
 _workers_lock = threading.Lock()
 
 
+def _process() -> int:
+    return os.getpid()
+
+
 def pool() -> ThreadPoolExecutor:
     """This process's worker threads. A forked child does not inherit the parent's threads, so it gets a pool of
     its own (work submitted to the inherited one would wait forever)."""
     global _workers
     with _workers_lock:
-        if _workers is None or _workers[0] != os.getpid():
-            _workers = (os.getpid(), ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="askpapers-retrieve"))
+        pid = _process()
+        if _workers is None or _workers[0] != pid:
+            _workers = (pid, ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="askpapers-retrieve"))
         return _workers[1]
 
 

@@ -65,17 +65,15 @@ class DocText:
         self._fill(abstract, *_parts(title, abstract))
 
     def _fill(self, abstract: str, title: bool, title_words: list[str], sentences: list[list[str]],
-              alt: str, title_alt: str, acro: list[tuple[str, str]], joined: str | None = None) -> None:  # fmt: skip
-        """``joined``: the stems of the title's then the abstract's words, blank-joined, when the caller has it
-        (the stored data's second line is that string: decoding need not join its words again)."""
+              alt: str, title_alt: str, acro: list[tuple[str, str]]) -> None:  # fmt: skip
         words = title_words + [w for sentence in sentences for w in sentence]
-        if joined is None:
-            joined = " ".join(words)
-        self._fill_words(abstract, title, len(title_words), [len(s) for s in sentences], words, joined, alt,
+        self._fill_words(abstract, title, len(title_words), [len(s) for s in sentences], words, " ".join(words), alt,
                          title_alt, acro)  # fmt: skip
 
     def _fill_words(self, abstract: str, title: bool, n_title: int, counts: list[int], words: list[str],
                     joined: str, alt: str, title_alt: str, acro: list[tuple[str, str]]) -> None:  # fmt: skip
+        """``words``: the stems of the title's then the abstract's words (``counts`` a sentence), and ``joined`` the
+        same blank-joined (the stored data's second line is that string: decoding need not join its words again)."""
         self.forms = _nul_join(joined, alt)
         self.words_end = len(joined) + 2 if joined.strip() else 0
         # each segment runs from the blank before its first word to the blank after its last (both included)

@@ -148,7 +148,7 @@ class FacetMatcher:
         # each facet's dense searches (embeddings and Chroma's queries) run on a worker beside its phrase lookups
         searches = [workers.beside(self.index, self.facet_pools.dense, f, filters, within) for f in facets]
         pools = [
-            self.facet_pools.pool(f, filters, within, loose, c, s)
+            self.facet_pools.pool(f, filters, within, s, loose, c)
             for f, c, s in zip(facets, cores, searches, strict=True)
         ]
         ids = [pid for pid in (within if within is not None else sorted(pools[0][0])) if pid in pools[0][0]]

@@ -61,15 +61,15 @@ class FacetPools:
         return best
 
     def pool(
-        self, facet: Facet, filters: Filters | None, within: list[str] | None, loose: bool = False,
-        cores: Sequence[str] = (), dense_search: Future[dict[str, ChunkHit]] | None = None,
+        self, facet: Facet, filters: Filters | None, within: list[str] | None,
+        dense_search: Future[dict[str, ChunkHit]], loose: bool = False, cores: Sequence[str] = (),
     ) -> Pool:  # fmt: skip
         """Only two kinds of paper can meet a facet: those that state a spelling of it (an FTS5 phrase query, or
         with ``loose`` any query holding its words) or one of ``cores``, and those whose best chunk is close
-        enough; nothing else needs to be read. ``dense_search``: :meth:`dense` for the facet, when the caller
-        started it on a worker thread (its embeddings and Chroma's queries then run beside the phrase lookups)."""
+        enough; nothing else needs to be read. ``dense_search``: :meth:`dense` for the facet, which the caller
+        started on a worker thread (its embeddings and Chroma's queries run beside the phrase lookups)."""
         if within is not None:
-            return set(within), dense_search.result() if dense_search else self.dense(facet, filters, within)
+            return set(within), dense_search.result()
         # every paper that states it (unranked: the count is the true total, whatever k is)
         found = self.index.phrase_ids(facet.all_spellings(), filters)
         # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks"),
@@ -84,7 +84,7 @@ class FacetPools:
             found |= self.index.all_words_ids([h for h in held if h], filters)
         if cores:
             found |= self.index.phrase_ids(list(cores), filters)
-        dense = dense_search.result() if dense_search else self.dense(facet, filters, within)
+        dense = dense_search.result()
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
 

@@ -504,6 +504,41 @@ def test_tool_use_is_a_term_but_use_is_a_request_word() -> None:
     assert facets(read("papers that use diffusion models")) == [["diffusion models"]]
 
 
+# a corpus in which "search", "architecture", "learning from" and "demonstrations" are common apart, and the terms
+# "architecture search" and "learning from demonstrations" are rare (3 papers each): below the share that glues a
+# request word before a topic (GLUE), above the one for the head of the topic's phrase (HEAD_GLUE)
+HEADS = [
+    *[f"We search for policy {i} with a planner." for i in range(16)],
+    *[f"A transformer architecture for task {i}." for i in range(16)],
+    *[f"Learning from data in setting {i}." for i in range(16)],
+    *[f"Human demonstrations of task {i}." for i in range(16)],
+    *[f"Neural architecture search finds cells for task {i}." for i in range(3)],
+    *[f"Robots learning from demonstrations in kitchen {i}." for i in range(3)],
+]
+
+
+@pytest.mark.parametrize(
+    "question, topic",
+    [
+        ("papers on architecture search", "architecture search"),
+        ("Which papers use or study neural architecture search?", "neural architecture search"),
+        ("any work on architecture search for transformers?", "architecture search"),
+        ("Which papers use or study learning from demonstrations?", "learning from demonstrations"),
+    ],
+)  # fmt: skip
+def test_a_request_word_heading_a_term_of_the_corpus_is_part_of_the_topic(question: str, topic: str) -> None:
+    """A request word after a topic word, ending its phrase ("architecture *search*"), belongs to it when the corpus
+    states the pair, if rarely; a phrase is not cut after a lead that ends in a preposition ("learning from")."""
+    p = plan(question, docs_lexicon(HEADS), weigh=False)
+    assert facets(p)[0] == [topic], facets(p)
+
+
+def test_a_request_verb_before_the_topic_or_inside_a_statement_stays_a_request_word() -> None:
+    lex = docs_lexicon(HEADS)
+    assert facets(plan("papers that search architecture spaces", lex, weigh=False))[0] != ["search architecture"]
+    assert ["architecture search"] not in facets(plan("Does the architecture search cells well?", lex, weigh=False))
+
+
 def test_a_phrase_the_corpus_never_states_is_cut_into_the_phrases_it_does() -> None:
     p = read("any good stuff on watermarking llm outputs?")
     assert facets(p) == [["watermarking"], ["llm outputs"]]

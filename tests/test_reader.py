@@ -34,7 +34,7 @@ def test_parse_imports_no_lexicon_and_runs_without_one() -> None:
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert imported and not any("lexicon" in (m or "") or "resolve" in (m or "") for m in imported)
     toks = tokens("Which papers use jailbreak attacks or backdoor attacks, but not LLMs?")
-    items = parse.segments(toks, set(), protect_acronyms(toks), lambda word, neighbour, before: False)
+    items = parse.segments(toks, set(), protect_acronyms(toks), lambda word, neighbour, before, last: False)
     groups, excluded = parse.grouped(parse.bounded(items))
     shown = [[" ".join(u.shown) for u in g] for g in groups]
     assert shown == [["jailbreak attacks", "backdoor attacks"]]

@@ -41,8 +41,9 @@ MAX_PHRASE_WORDS = 6  # longest phrase whose statement in the corpus is checked 
 MAX_FACETS = 6  # facets a plan keeps (a longer question is not a topic any more): the first ones
 MAX_ALTERNATIVES = 8  # alternatives a facet keeps
 
-# whether a request word belongs to the topic beside it: (word, the neighbouring unit's words, word comes before)
-Glue = Callable[[str, list[str], bool], bool]
+# whether a request word belongs to the topic beside it: (word, the neighbouring unit's words, word comes before,
+# word ends the run of words: what follows it is no topic word)
+Glue = Callable[[str, list[str], bool, bool], bool]
 
 
 @dataclass
@@ -144,6 +145,7 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
     while i < len(toks):
         t, low = toks[i], toks[i].low
         nxt = toks[i + 1] if i + 1 < len(toks) else None
+        last = nxt is None or not nxt.word or nxt.low in LINKS or nxt.low in STOPWORDS or nxt.low in REQUEST_WORDS
         if i in skip:
             close()
         elif t.protected >= 0:  # a long form the question defines: one unit, with its acronym
@@ -177,17 +179,17 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             close()
             out.append("gap" if boundary == "or" and _opens_clause(toks, i) else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS)
-              and not glued(low, cur.words, False)):  # fmt: skip
+              and not glued(low, cur.words, False, last)):  # fmt: skip
             close()
             out.append(f"link:{low}")
         elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"
             out.append(f"link:{low}")
         elif low in REQUEST_WORDS or low in STOPWORDS or low in BOTH_CUES:
-            if cur is not None and glued(low, cur.words, False):
+            if cur is not None and glued(low, cur.words, False, last):
                 cur.words.append(low)
                 cur.shown.append(t.text)
             elif (cur is None and nxt is not None and nxt.word and nxt.low not in REQUEST_WORDS
-                  and nxt.low not in STOPWORDS and glued(low, [nxt.low], True)):  # fmt: skip
+                  and nxt.low not in STOPWORDS and glued(low, [nxt.low], True, False)):  # fmt: skip
                 cur = Unit([low], [t.text])
             else:
                 close()

@@ -72,8 +72,8 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     intent, overview, cue = intent_of(lows, [t.low for t in toks if t.word], coined)
     followup = bool(ANAPHORA & set(lows)) or (lows[:1] == ["only"] and len(lows) < 8)
 
-    def glue(word: str, neighbour: list[str], before: bool) -> bool:
-        return glued(word, neighbour, before, lexicon)
+    def glue(word: str, neighbour: list[str], before: bool, last: bool) -> bool:
+        return glued(word, neighbour, before, lexicon, last)
 
     is_framed = framed(toks)
     # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks

@@ -16,7 +16,16 @@ import math
 from collections.abc import Sequence, Set
 from dataclasses import replace
 
-from askpapers.rag.read.cues import GENERIC_HEADS, LINKS, NAME_HEADS, PARTICLES, RELATIONAL_VERBS, is_acronym
+from askpapers.rag.read.cues import (
+    GENERIC_HEADS,
+    LINKS,
+    NAME_HEADS,
+    PARTICLES,
+    RELATIONAL_VERBS,
+    REQUEST_NOUNS,
+    REQUEST_WORDS,
+    is_acronym,
+)
 from askpapers.rag.read.expand import build, head_forms
 from askpapers.rag.read.lexicon import Lexicon, english_words
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
@@ -25,6 +34,7 @@ from askpapers.rag.types import Facet
 from askpapers.vectorstore.text import STOPWORDS
 
 GLUE = 0.2  # a request word belongs to a topic when this share of its neighbour's papers state the pair
+HEAD_GLUE = 0.04  # … or this share, for the head of the topic's phrase ("architecture search"; bench.glue)
 TERM = 0.35  # units joined by a link are one term when this share of the rarer unit's papers state the whole
 MIN_TERM_PAPERS = 3  # … and at least this many papers state it
 COMMON = 0.15  # a word in at least this share of papers carries no topic on its own ("learning", "model")
@@ -94,14 +104,17 @@ def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexic
     return _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM
 
 
-def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon) -> bool:
-    """Whether a request word belongs to the topic next to it ("tool use", "user study")."""
+def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon, last: bool = False) -> bool:
+    """Whether a request word belongs to the topic next to it ("tool use", "user study"). After a topic word and
+    ending the run of words (``last``: the head of a noun phrase, "architecture *search*"), a word that is no
+    request noun needs less (:data:`HEAD_GLUE`): a request puts its verbs before the topic, its nouns after it."""
     if word in STOPWORDS and word not in ("use", "study", "work", "works"):
         return False
     pair = [word, *neighbour[:1]] if before else [*neighbour[-1:], word]
     if lexicon.phrase_df(" ".join(pair)) < 2:
         return False
-    return _assoc(" ".join(pair), pair[0], pair[1], lexicon) >= GLUE
+    head = not before and last and word not in REQUEST_NOUNS
+    return _assoc(" ".join(pair), pair[0], pair[1], lexicon) >= (HEAD_GLUE if head else GLUE)
 
 
 def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
@@ -241,12 +254,16 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[lis
     if _acronym_word(first.shown[0], shouted, lexicon):
         n = 1
     else:
+        # (a lead ends in a content word: "learning from" leads nothing, "learning from demonstrations" is one term)
         n = next((n for n in range(len(first.words) - 1, 1, -1)
-                  if lexicon.phrase_df(" ".join(first.words[:n])) >= MIN_TERM_PAPERS), 0)  # fmt: skip
+                  if first.words[n - 1] not in STOPWORDS and first.words[n - 1] not in LINKS
+                  and lexicon.phrase_df(" ".join(first.words[:n])) >= MIN_TERM_PAPERS), 0)  # fmt: skip
     if not n:
         return None
     lead, rest = first.words[:n], first.words[n:]
     if len(rest) == 1 and rest[0] in GENERIC_HEADS | NAME_HEADS:  # "MoE models" is MoE
+        return None
+    if all(w in REQUEST_WORDS for w in rest):  # a request word is in a unit only as a part of its phrase (glued)
         return None
     if any(len(u.words) > 1 and u.words[:n] != lead for u in group[1:]):
         return None

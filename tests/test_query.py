@@ -514,6 +514,7 @@ HEADS = [
     *[f"Human demonstrations of task {i}." for i in range(16)],
     *[f"Neural architecture search finds cells for task {i}." for i in range(3)],
     *[f"Robots learning from demonstrations in kitchen {i}." for i in range(3)],
+    *[f"Non-convex optimization of loss {i}." for i in range(3)],
 ]
 
 
@@ -531,6 +532,13 @@ def test_a_request_word_heading_a_term_of_the_corpus_is_part_of_the_topic(questi
     states the pair, if rarely; a phrase is not cut after a lead that ends in a preposition ("learning from")."""
     p = plan(question, docs_lexicon(HEADS), weigh=False)
     assert facets(p)[0] == [topic], facets(p)
+
+
+def test_non_typed_apart_from_a_word_the_corpus_binds_it_to_is_no_exclusion() -> None:
+    p = plan("Which papers use or study non convex optimization?", docs_lexicon(HEADS), weigh=False)
+    assert not p.excluded and any("non convex" in a.lower() for f in p.facets for a in f.alternatives), p
+    p = plan("papers on optimization but not convex", docs_lexicon(HEADS), weigh=False)
+    assert facets(p) == [["optimization"]] and p.excluded, p  # ("not" is no prefix: an exclusion still)
 
 
 def test_a_request_verb_before_the_topic_or_inside_a_statement_stays_a_request_word() -> None:

@@ -172,6 +172,13 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
                 out.append("or")
             i += ex
             continue
+        elif (low in NOT_WORDS and low not in STOPWORDS and nxt is not None and nxt.word
+              and nxt.low not in REQUEST_WORDS and nxt.low not in STOPWORDS
+              and glued(low, [nxt.low], True, False)):  # fmt: skip
+            # "non convex" typed without its hyphen: a word of the topic when the corpus binds it, no exclusion
+            cur = cur if cur is not None else Unit([], [])
+            cur.words.append(low)
+            cur.shown.append(t.text)
         elif low in NOT_WORDS and _negates_predicate(toks, i):
             close()
             out.append("gap")

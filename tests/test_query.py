@@ -515,6 +515,8 @@ HEADS = [
     *[f"Neural architecture search finds cells for task {i}." for i in range(3)],
     *[f"Robots learning from demonstrations in kitchen {i}." for i in range(3)],
     *[f"Non-convex optimization of loss {i}." for i in range(3)],
+    *[f"One shot learning of class {i}." for i in range(3)],
+    *[f"A shot of scene {i}; one of the views." for i in range(16)],
 ]
 
 
@@ -525,6 +527,7 @@ HEADS = [
         ("Which papers use or study neural architecture search?", "neural architecture search"),
         ("any work on architecture search for transformers?", "architecture search"),
         ("Which papers use or study learning from demonstrations?", "learning from demonstrations"),
+        ("Which papers use or study one shot learning?", "one shot learning"),  # ("one": a numeral, no request word)
     ],
 )  # fmt: skip
 def test_a_request_word_heading_a_term_of_the_corpus_is_part_of_the_topic(question: str, topic: str) -> None:

@@ -22,7 +22,7 @@ REQUEST_WORDS = frozenset(
     which what whats how papers paper works work studies study articles article publications publication research
     literature abstracts abstract results show list find give get got tell search look looking want need like love help
     interested know see me us i im ive id my our you your please pls plz thanks thank thx hi hello hey anything
-    something everything stuff things thing ones one good great nice cool interesting relevant notable important
+    something everything stuff things thing ones good great nice cool interesting relevant notable important
     best top recent latest new newest current existing use uses using used utilize utilizes utilise utilises
     apply applies applying employ employs employing leverage leverages leveraging study studying investigate
     investigates investigating explore explores exploring examine examines examining address addresses addressing

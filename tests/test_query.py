@@ -1037,6 +1037,22 @@ def test_a_phrasal_verb_that_opens_a_request_is_no_topic(q: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "q",
+    ["Gather the literature on jailbreaks.", "Hi, surface the work done on jailbreaks", "Fetch me the papers on "
+     "jailbreaks", "Please collate all work on jailbreaks"],
+)  # fmt: skip
+def test_a_word_opening_a_clause_before_a_determiner_is_a_verb_of_the_request(q: str) -> None:
+    """ "Gather the literature on adam" had gated on "Gather" and left "adam" to rank (F1 0.89 -> 0): the verb is
+    no unit at all, whatever the corpus says of it."""
+    assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
+
+
+def test_a_topic_opening_a_question_stays_a_topic() -> None:
+    assert facets(read("Jailbreaks of the chat models?"))[0] == ["jailbreaks"]
+    assert facets(read("Quantization: the state of the art"))[0] == ["quantization"]
+
+
+@pytest.mark.parametrize(
     "q", ["What's been written about jailbreaks recently?", "papers on jailbreaks lately", "jailbreaks, preferably?"]
 )
 def test_an_adverb_after_a_topic_is_not_part_of_it(q: str) -> None:

@@ -298,6 +298,12 @@ def adverb(word: str) -> bool:
     return any(zipf(b) >= ADVERB_BASE for b in bases if len(b) > 2)
 
 
+# the closed class of words that start a noun phrase: after a question's first word, they make it a verb
+DETERMINERS = frozenset(
+    {"the", "a", "an", "some", "any", "all", "every", "this", "these", "those", "my", "our", "your", "me", "us"}
+)
+
+
 def asked_verbs(toks: list[Tok]) -> set[int]:
     """The positions of the verb a request asks with, of its subject, of the adverbs between them and of a particle
     after it ("Could you *identify* papers on X", "Has anyone here *worked* on X", "Can you *dig up* …"): in
@@ -355,8 +361,12 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
     """A phrasal verb that opens a clause and asks ("*Point out* the research on X", "Please *dig up* papers on
     X", "Look up X"): a word and a particle where a clause starts (the question's start, punctuation, or
     "please"), followed by a stop-word or a request word unless the word is a request word itself. A term does not
-    start so ("scale up transformers" is left as it is)."""
+    start so ("scale up transformers" is left as it is). So does a word where a clause starts when a determiner or an
+    object pronoun follows it ("*Gather* the literature on X", "*Surface* the work on X"): no topic of English
+    opens with a noun and "the"."""
     starts = i == 0 or not toks[i - 1].word or toks[i - 1].low in BEFORE_VERB
+    if starts and toks[i].word and toks[i + 1].low in DETERMINERS and _plain_verb(toks[i]):
+        return {i}  # "*Gather* the literature on X", "*Recommend* some reading on X"
     if not (starts and toks[i].word and toks[i + 1].low in PARTICLES):
         return set()
     after = toks[i + 2] if i + 2 < len(toks) else None
@@ -364,6 +374,12 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
     if asks or after is None or not after.word or after.low in STOPWORDS or after.low in REQUEST_WORDS:
         return {i, i + 1}
     return set()
+
+
+def _plain_verb(t: Tok) -> bool:
+    """A word that can open an imperative: a plain lower-case or capitalised word, no name, acronym or -ing form
+    ("Scaling the depth of networks?" opens with a topic)."""
+    return t.text.isalpha() and not is_name(t.text) and not t.low.endswith("ing") and t.low not in STOPWORDS
 
 
 def framed(toks: list[Tok]) -> bool:

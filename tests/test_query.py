@@ -427,6 +427,19 @@ def test_typos_are_corrected_and_said(question: str, wrong: str, right: str, top
     assert right in p.searched and wrong not in p.searched
 
 
+def test_a_slip_the_corpus_makes_too_is_corrected() -> None:
+    """ "pose estiamtion" was searched as typed: one abstract of the pool has the same slip, so the word was known.
+    A rare word one swap of neighbouring letters from a word ten times as common is read as that word; a short one
+    (a lower-case acronym such as "odes" beside "does") and an English one ("summarise") are not."""
+    docs = [*DOCS, *[f"Pose estimation of object {i}; does it work." for i in range(12)], "Our pose estiamtion.",
+            "Neural odes and summarise the summaries.", *[f"Summaries of text {i}." for i in range(12)]]  # fmt: skip
+    lex = docs_lexicon(docs)
+    p = plan("papers on pose estiamtion", lex, weigh=False)
+    assert p.corrections == [("estiamtion", "estimation")] and facets(p) == [["pose estimation"]], p
+    assert plan("papers on neural odes", lex, weigh=False).corrections == []
+    assert plan("papers that summarise text", lex, weigh=False).corrections == []
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -1077,3 +1077,36 @@ def test_an_adverb_after_a_topic_is_not_part_of_it(q: str) -> None:
 def test_a_topic_before_to_is_no_wish() -> None:
     """ "applies planning to autonomous driving": "planning" is a topic here, not a wish, and "autonomous" stays."""
     assert facets(read("work that applies planning to diffusion models")) == [["planning"], ["diffusion models"]]
+
+
+# -- the request's object: what a request names its topic after -------------------------------------------------
+@pytest.mark.parametrize(
+    "question, slot",
+    [
+        ("Papers about adam, to get up to speed", "adam"),
+        ("Hey there. interested in audio. Suggestions before my meeting tomorrow?", "audio"),
+        ("Hello, what research deals with the information bottleneck for a course?", "information"),
+        ("Which papers use reinforcement learning for robotic manipulation?", ""),  # (no preposition of aboutness)
+        ("reinforcement learning in robotics", ""),  # (a topic before "in": no request word)
+    ],
+)
+def test_the_request_object_is_the_first_topic_word_after_a_preposition_of_aboutness(question: str, slot: str) -> None:
+    from askpapers.rag.read.cues import tokens
+    from askpapers.rag.read.parse import topic_slot
+
+    assert topic_slot(tokens(question), set()) == slot
+
+
+def test_of_two_units_told_apart_the_request_object_is_the_topic() -> None:
+    """ "Papers about adam, to get up to speed" gated on "speed" (topicality 0.665) and left "adam" (0.502) to rank:
+    the earlier of two units never stated together was taken for the request's."""
+    from askpapers.rag.read.expand import build
+    from askpapers.rag.read.parse import Unit
+    from askpapers.rag.read.resolve import _apart
+
+    docs = [*DOCS, "Speed of a robot arm.", "Top speed of trains."]  # ("speed" never with "jailbreaks")
+    lex = docs_lexicon(docs)
+    facets_ = [build([Unit(["jailbreaks"], ["jailbreaks"])], lex), build([Unit(["speed"], ["speed"])], lex)]
+    weights, stated = [0.6, 0.62], [True, True]
+    assert _apart(facets_, weights, stated, [], lex) == {0}  # (the earlier, as a request names its topic last)
+    assert _apart(facets_, weights, stated, [], lex, slotted={0}) == {1}

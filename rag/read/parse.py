@@ -217,6 +217,29 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
     return out
 
 
+# the prepositions a request names its topic after ("papers *on* X", "interested *in* X", "deals *with* X")
+TOPIC_PREPS = frozenset({"on", "about", "in", "into", "regarding", "concerning", "around", "with"})
+
+
+def topic_slot(toks: list[Tok], skip: set[int]) -> str:
+    """The first word of the request's object: the first topic word after a preposition of :data:`TOPIC_PREPS`
+    (past an article) that follows a request word or a stop-word ("Papers *about* adam, to get up to speed",
+    "interested *in* audio. Suggestions?"), or "" when the question has none. What the request is about comes
+    there, whatever else the question says before or after."""
+    for i in range(2, len(toks)):
+        t = toks[i]
+        if i in skip or not t.word or t.low in REQUEST_WORDS or t.low in STOPWORDS:
+            continue
+        j = i - 1
+        if toks[j].low in ("the", "a", "an"):
+            j -= 1
+        before = toks[j - 1] if j >= 1 else None
+        if (toks[j].low in TOPIC_PREPS and before is not None and before.word
+                and (before.low in REQUEST_WORDS or before.low in STOPWORDS)):  # fmt: skip
+            return t.low
+    return ""
+
+
 def bounded(items: list[Item]) -> list[Item]:
     """Units of at most :data:`MAX_PHRASE_WORDS` words (a longer run of words is no one topic), and no more than
     a few dozen items in all: every later step then does a bounded amount of work."""

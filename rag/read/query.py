@@ -41,7 +41,7 @@ from askpapers.rag.read.cues import (
 )
 from askpapers.rag.read.expand import build, same_phrase
 from askpapers.rag.read.lexicon import Lexicon
-from askpapers.rag.read.parse import MAX_ALTERNATIVES, MAX_FACETS, bounded, corrected, grouped, segments
+from askpapers.rag.read.parse import MAX_ALTERNATIVES, MAX_FACETS, bounded, corrected, grouped, segments, topic_slot
 from askpapers.rag.read.resolve import glued, join_terms, resolve
 from askpapers.rag.read.topicality import TOPICAL
 from askpapers.rag.types import Facet, QueryPlan
@@ -84,7 +84,8 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
     excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
     shouted = not any(c.islower() for c in text)
-    facets = resolve(groups, lexicon, shouted=shouted, weigh=weigh, request=is_framed)
+    slot = topic_slot(toks, skip) if is_framed else ""
+    facets = resolve(groups, lexicon, shouted=shouted, weigh=weigh, request=is_framed, slot=slot)
     excluded = [build(g, lexicon) for g in excluded_groups]
     if intent == "factoid":
         facets = []

@@ -42,13 +42,16 @@ GENERIC_SHARE = 0.25  # a one-word facet in at least this share of papers only r
 
 
 def resolve(
-    groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bool = True, request: bool = False
-) -> list[Facet]:
+    groups: list[list[Unit]], lexicon: Lexicon, shouted: bool, weigh: bool = True, request: bool = False,
+    slot: str = "",
+) -> list[Facet]:  # fmt: skip
     """The facets of groups of alternative units (each group one facet as parsed), as the corpus reads them, each
     spelled (:func:`.expand.build`) and, with ``weigh``, weighed by its topicality. ``shouted``: the question is
     all in capitals (so capitals mark no acronym). ``request``: the text asks for papers (``rag.read.cues.framed``),
     so words of the request may stand beside the topic ("X *asap*", "*prior art* on X"); a statement or a bare topic
-    (a SciFact claim) is all content."""
+    (a SciFact claim) is all content. ``slot``: the first word of the request's object
+    (:func:`.parse.topic_slot`): of two units of a request that :func:`_apart` tells apart, the one holding it is
+    the topic."""
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
     led: list[set[int]] = []  # the facets of each phrase led by a term ("LLM reasoning")
@@ -70,7 +73,8 @@ def resolve(
         rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
         facets[rarest] = replace(facets[rarest], optional=False)
     if weigh:
-        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from)
+        slotted = {i for i, f in enumerate(facets) if slot and any(slot in a.lower().split() for a in f.alternatives)}
+        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted)
     return facets
 
 
@@ -286,8 +290,9 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
 
 
 def _weigh(
-    facets: list[Facet], lexicon: Lexicon, phrases: Sequence[Set[int]] | None = None, cut_from: Sequence[Set[int]] = ()
-) -> list[Facet]:
+    facets: list[Facet], lexicon: Lexicon, phrases: Sequence[Set[int]] | None = None, cut_from: Sequence[Set[int]] = (),
+    slotted: Set[int] = frozenset(),
+) -> list[Facet]:  # fmt: skip
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
     an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
     one of them is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic
@@ -301,7 +306,7 @@ def _weigh(
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
             if _keeps_part(i, group, facets, weights, lexicon, request=phrases is not None)}  # fmt: skip
     stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
-    apart = _apart(facets, weights, stated, phrases, lexicon) if phrases is not None else set()
+    apart = _apart(facets, weights, stated, phrases, lexicon, slotted) if phrases is not None else set()
     # the most topical facet gates; in a request, even one read as optional by the corpus' counts alone (in "asked
     # to review quantization", "review" is the rarer part, but "quantization" is the topic), and one the corpus
     # states first
@@ -329,27 +334,33 @@ LATER = 0.05  # of two units typed apart, never stated together, the earlier is 
 
 
 def _apart(
-    facets: list[Facet], weights: list[float], stated: list[bool], phrases: Sequence[Set[int]], lexicon: Lexicon
-) -> set[int]:
+    facets: list[Facet], weights: list[float], stated: list[bool], phrases: Sequence[Set[int]], lexicon: Lexicon,
+    slotted: Set[int] = frozenset(),
+) -> set[int]:  # fmt: skip
     """The facets that are phrases of the request beside the topic. Of two topical units typed apart (not parts of
     one phrase), both stated by the corpus: the less topical, when the corpus states them together no more often
     than chance would and it is less topical by :data:`LATER` or more ("any *leads*?", "*prior work* on X I should
     *cite*"), or when no paper states them together ("which ones discuss X in *depth*?"); when they are about as
     topical and never together ("*prior art* on pruning"), the earlier one, since a request names its topic last.
     (Two topics asked together, "recurrent networks for language modeling", are about as topical: between them only
-    papers that never state both tell.)"""
+    papers that never state both tell.) Of two such units, one the object of the request (``slotted``: "papers
+    *about* adam, to get up to speed") and one not, the other is the request's, whatever their topicality."""
     out: set[int] = set()
     for i, j in itertools.combinations(range(len(facets)), 2):
         if not (stated[i] and stated[j]) or any(i in p and j in p for p in phrases):
             continue
         if min(weights[i], weights[j]) < TOPICAL:
             continue
+        pick = None
         if _never_with(facets[i], facets[j], lexicon):
-            out.add(i if weights[i] < weights[j] + LATER else j)
+            pick = i if weights[i] < weights[j] + LATER else j
         elif abs(weights[i] - weights[j]) >= LATER:
             lo, hi = (i, j) if weights[i] < weights[j] else (j, i)
             if _by_chance(facets[lo], facets[hi], lexicon):
-                out.add(lo)
+                pick = lo
+        if pick is not None:
+            other = j if pick == i else i
+            out.add(other if pick in slotted and other not in slotted else pick)
     return out
 
 

@@ -1110,3 +1110,19 @@ def test_of_two_units_told_apart_the_request_object_is_the_topic() -> None:
     weights, stated = [0.6, 0.62], [True, True]
     assert _apart(facets_, weights, stated, [], lex) == {0}  # (the earlier, as a request names its topic last)
     assert _apart(facets_, weights, stated, [], lex, slotted={0}) == {1}
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["Papers on jailbreaks for a grant proposal", "jailbreaks papers for my thesis, please",
+     "Anything on jailbreaks before my meeting tomorrow?",
+     "Recommend some reading on jailbreaks for a course I'm teaching", "interested in jailbreaks. Suggestions? ty"],
+)  # fmt: skip
+def test_the_askers_purpose_is_no_topic(q: str) -> None:
+    """ "Background reading on audio for a grant proposal" had gated on "proposal" beside "audio" (F1 0.95 -> 0)."""
+    assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
+
+
+def test_a_topic_joined_by_for_without_an_article_stays() -> None:
+    assert facets(read("papers on jailbreaks for chat assistants")) == [["jailbreaks"], ["chat assistants"]]
+    assert facets(read("Which papers study reading comprehension?"))[0] != []

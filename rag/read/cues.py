@@ -21,7 +21,8 @@ REQUEST_WORDS = frozenset(
     """
     which what whats how papers paper works work studies study articles article publications publication research
     literature abstracts abstract results show list find give get got tell search look looking want need like love help
-    interested know see me us i im ive id my our you your please pls plz thanks thank thx hi hello hey anything
+    reading suggestion suggestions
+    interested know see me us i im ive id my our you your please pls plz thanks thank thx ty hi hello hey anything
     something everything stuff things thing ones good great nice cool interesting relevant notable important
     best top recent latest new newest current existing use uses using used utilize utilizes utilise utilises
     apply applies applying employ employs employing leverage leverages leveraging study studying investigate
@@ -383,6 +384,34 @@ def loose_adverbs(toks: list[Tok]) -> set[int]:
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         if adverb(t.low) and (nxt is None or not nxt.word or nxt.low in STOPWORDS or nxt.low in REQUEST_WORDS):
             out.add(i)
+    return out
+
+
+# a possessive or an indefinite article after "for", "before" or "as": the asker's purpose ("for *my* thesis")
+PURPOSE_STARTS = frozenset({"my", "our", "your", "a", "an"})
+
+
+def purposes(toks: list[Tok]) -> set[int]:
+    """The positions of a purpose clause after the topic, up to the next punctuation: "for", "before" or "as"
+    followed by a possessive or an indefinite article ("X *for a grant proposal*", "X *for my thesis*", "X
+    *before my meeting tomorrow*"). The topic names what the papers are about, the purpose what the asker will do
+    with them; a topic joined by "for" takes no article ("RL for robotic manipulation")."""
+    out: set[int] = set()
+    topic = False
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.word and t.low not in REQUEST_WORDS and t.low not in STOPWORDS:
+            topic = True
+        if (topic and t.low in ("for", "before", "as") and i + 1 < len(toks)
+                and toks[i + 1].low in PURPOSE_STARTS):  # fmt: skip
+            j = i
+            while j < len(toks) and toks[j].word:
+                out.add(j)
+                j += 1
+            i = j
+            continue
+        i += 1
     return out
 
 

@@ -36,6 +36,7 @@ from askpapers.rag.read.cues import (
     is_name,
     loose_adverbs,
     protect_acronyms,
+    purposes,
     stated_filters,
     tokens,
 )
@@ -78,7 +79,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     is_framed = framed(toks)
     # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks
     # with ("Could you identify …") is no topic
-    skip = used | cue | (given(toks) | asked_verbs(toks) | loose_adverbs(toks) if is_framed else set())
+    skip = used | cue | (given(toks) | asked_verbs(toks) | loose_adverbs(toks) | purposes(toks) if is_framed else set())
     items = join_terms(bounded(segments(toks, skip, acronyms, glue)), lexicon)
     groups, excluded_groups = grouped(items)
     groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]

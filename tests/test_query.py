@@ -595,7 +595,7 @@ def test_the_searched_core_drops_only_the_wrapping(typed: str, core: str) -> Non
 @pytest.mark.parametrize(
     ("question", "topic"),
     [("Anyone here worked on federated learning?", "federated learning"),
-     ("I need references on the information bottleneck for my thesis", "information bottleneck"),
+     ("Any leads on the information bottleneck for the thesis?", "information bottleneck"),
      ("Show me the state-of-the-art in graph neural networks", "graph neural networks"),
      ("whats happening with diffusion models", "diffusion models"),
      ("Hi team, which papers use diffusion models for a course I'm teaching?", "diffusion models")],
@@ -1126,3 +1126,12 @@ def test_the_askers_purpose_is_no_topic(q: str) -> None:
 def test_a_topic_joined_by_for_without_an_article_stays() -> None:
     assert facets(read("papers on jailbreaks for chat assistants")) == [["jailbreaks"], ["chat assistants"]]
     assert facets(read("Which papers study reading comprehension?"))[0] != []
+
+
+@pytest.mark.parametrize(
+    "q", ["I need references on jailbreaks.", "which submissions in this collection involve jailbreaks?",
+          "any preprints or manuscripts about jailbreaks?"],
+)  # fmt: skip
+def test_the_nouns_a_request_names_papers_by_are_no_topic(q: str) -> None:
+    """ "which submissions in this collection involve games?" gated on "submissions" and left "games" to rank."""
+    assert facets(read(q)) == [["jailbreaks"]], facets(read(q))

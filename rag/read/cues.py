@@ -21,7 +21,7 @@ REQUEST_WORDS = frozenset(
     """
     which what whats how papers paper works work studies study articles article publications publication research
     literature abstracts abstract results show list find give get got tell search look looking want need like love help
-    reading suggestion suggestions
+    reading suggestion suggestions submissions submission references preprints manuscripts
     interested know see me us i im ive id my our you your please pls plz thanks thank thx ty hi hello hey anything
     something everything stuff things thing ones good great nice cool interesting relevant notable important
     best top recent latest new newest current existing use uses using used utilize utilizes utilise utilises
@@ -119,7 +119,22 @@ QUESTION_STARTS = frozenset(
     }
 )  # fmt: skip
 REQUEST_NOUNS = frozenset(
-    ["papers", "paper", "works", "studies", "articles", "publications", "research", "literature", "abstracts"]
+    [
+        "papers",
+        "paper",
+        "works",
+        "studies",
+        "articles",
+        "publications",
+        "research",
+        "literature",
+        "abstracts",
+        "submissions",
+        "submission",
+        "references",
+        "preprints",
+        "manuscripts",
+    ]
 )
 
 MAX_ACRONYM = 8  # letters of a lower-case acronym in brackets ("mixture-of-experts (moe)")

@@ -1135,3 +1135,19 @@ def test_a_topic_joined_by_for_without_an_article_stays() -> None:
 def test_the_nouns_a_request_names_papers_by_are_no_topic(q: str) -> None:
     """ "which submissions in this collection involve games?" gated on "submissions" and left "games" to rank."""
     assert facets(read(q)) == [["jailbreaks"]], facets(read(q))
+
+
+def test_a_word_linked_to_itself_is_one_term() -> None:
+    """ "sequence to sequence models" was read "sequence" AND "sequence models" (312 papers, of 30 stating it)."""
+    docs = [*DOCS, *[f"Sequence to sequence models for task {i}." for i in range(3)],
+            *[f"Sequence models for step {i}." for i in range(6)]]  # fmt: skip
+    assert facets(plan("Which papers use or study sequence to sequence models?", docs_lexicon(docs), weigh=False)) == [
+        ["sequence to sequence models"]
+    ]
+
+
+def test_a_term_that_leads_the_phrase_after_a_link_is_joined_and_the_rest_is_a_facet() -> None:
+    docs = [*DOCS, *[f"Out of distribution detection on set {i}." for i in range(3)],
+            *[f"Domain generalization {i}; the distribution of data." for i in range(3)]]  # fmt: skip
+    p = plan("Which papers use or study out of distribution generalization?", docs_lexicon(docs), weigh=False)
+    assert facets(p) == [["out of distribution"], ["generalization"]], facets(p)

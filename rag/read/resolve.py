@@ -99,11 +99,12 @@ def _assoc(whole: str, left: str, right: str, lexicon: Lexicon) -> float:
 
 
 def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexicon) -> bool:
-    """Whether "left link right" is one term in this corpus (see the module text)."""
+    """Whether "left link right" is one term in this corpus (see the module text). A word linked to itself is one
+    ("sequence to sequence", "image to image"): no question asks for a topic and the same topic again."""
     n = lexicon.phrase_df(" ".join(whole))
     if n < MIN_TERM_PAPERS:
         return False
-    if _common(left, lexicon) or _common(right, lexicon):
+    if _common(left, lexicon) or _common(right, lexicon) or left[-1:] == right[:1]:
         return True
     return _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM
 
@@ -146,6 +147,13 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
             whole = [*left.words, *links, *item.words]
             if not left.alias and not item.alias and _is_term(whole, left.words, item.words, lexicon):
                 out[-1] = Unit(whole, [*left.shown, *links, *item.shown])
+                continue
+            head = [*left.words, *links, *item.words[:1]]
+            if (not left.alias and not item.alias and len(item.words) > 1
+                    and _is_term(head, left.words, item.words[:1], lexicon)):  # fmt: skip
+                # "out of distribution generalization": the term "out of distribution", and "generalization"
+                out[-1] = Unit(head, [*left.shown, *links, *item.shown[:1]])
+                out += ["and", Unit(item.words[1:], item.shown[1:])]
                 continue
             alone = (len(out) < 2 or out[-2] != "or") and (at + 1 >= len(items) or items[at + 1] != "or")
             if (alone and len(left.words) == len(item.words) == 1 and not left.alias and not item.alias

@@ -150,8 +150,11 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
                 continue
             head = [*left.words, *links, *item.words[:1]]
             if (not left.alias and not item.alias and len(item.words) > 1
-                    and _is_term(head, left.words, item.words[:1], lexicon)):  # fmt: skip
-                # "out of distribution generalization": the term "out of distribution", and "generalization"
+                    and _is_term(head, left.words, item.words[:1], lexicon)
+                    and lexicon.phrase_df(" ".join(head)) > lexicon.phrase_df(" ".join(item.words[:2]))):  # fmt: skip
+                # "out of distribution generalization": the term "out of distribution" (45 papers; "distribution
+                # generalization" 2), and "generalization"; not "expression of transcriptional | regulators" (4
+                # papers; "transcriptional regulators" 64)
                 out[-1] = Unit(head, [*left.shown, *links, *item.shown[:1]])
                 out += ["and", Unit(item.words[1:], item.shown[1:])]
                 continue

@@ -1151,3 +1151,17 @@ def test_a_term_that_leads_the_phrase_after_a_link_is_joined_and_the_rest_is_a_f
             *[f"Domain generalization {i}; the distribution of data." for i in range(3)]]  # fmt: skip
     p = plan("Which papers use or study out of distribution generalization?", docs_lexicon(docs), weigh=False)
     assert facets(p) == [["out of distribution"], ["generalization"]], facets(p)
+
+
+def test_a_role_after_as_stays_part_of_the_question() -> None:
+    assert ["judge"] in facets(read("Which papers use jailbreaks as a judge?"))
+
+
+def test_a_term_after_a_link_is_not_cut_where_the_next_unit_is_a_stronger_term() -> None:
+    """SciFact: "the expression of transcriptional regulators" was cut "expression of transcriptional" |
+    "regulators" (4 papers state the first, 64 "transcriptional regulators")."""
+    docs = [*DOCS, *[f"Expression of transcriptional programs in cell {i}." for i in range(3)],
+            *[f"Transcriptional regulators of cell type {i}." for i in range(6)],
+            *[f"Gene expression in tissue {i}." for i in range(12)]]  # fmt: skip
+    p = plan("Foxp3 represses the expression of transcriptional regulators.", docs_lexicon(docs), weigh=False)
+    assert ["transcriptional regulators"] in facets(p), facets(p)

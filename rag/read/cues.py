@@ -119,23 +119,9 @@ QUESTION_STARTS = frozenset(
     }
 )  # fmt: skip
 REQUEST_NOUNS = frozenset(
-    [
-        "papers",
-        "paper",
-        "works",
-        "studies",
-        "articles",
-        "publications",
-        "research",
-        "literature",
-        "abstracts",
-        "submissions",
-        "submission",
-        "references",
-        "preprints",
-        "manuscripts",
-    ]
-)
+    ["papers", "paper", "works", "studies", "articles", "publications", "research", "literature", "abstracts",
+     "submissions", "submission", "references", "preprints", "manuscripts"]
+)  # fmt: skip
 
 MAX_ACRONYM = 8  # letters of a lower-case acronym in brackets ("mixture-of-experts (moe)")
 TOKEN = re.compile(r"[^\W_]+(?:[-\u2010\u2011'’][^\W_]+)*|[,;/()\[\]?!.:\u2013\u2014]|(?<=\s)[-+&](?=\s)")
@@ -402,15 +388,15 @@ def loose_adverbs(toks: list[Tok]) -> set[int]:
     return out
 
 
-# a possessive or an indefinite article after "for", "before" or "as": the asker's purpose ("for *my* thesis")
+# a possessive or an indefinite article after "for" or "before": the asker's purpose ("for *my* thesis")
 PURPOSE_STARTS = frozenset({"my", "our", "your", "a", "an"})
 
 
 def purposes(toks: list[Tok]) -> set[int]:
-    """The positions of a purpose clause after the topic, up to the next punctuation: "for", "before" or "as"
-    followed by a possessive or an indefinite article ("X *for a grant proposal*", "X *for my thesis*", "X
-    *before my meeting tomorrow*"). The topic names what the papers are about, the purpose what the asker will do
-    with them; a topic joined by "for" takes no article ("RL for robotic manipulation")."""
+    """The positions of a purpose clause after the topic, up to the next punctuation: "for" or "before" followed
+    by a possessive or an indefinite article ("X *for a grant proposal*", "X *for my thesis*", "X *before my
+    meeting tomorrow*"). The topic names what the papers are about, the purpose what the asker will do with them;
+    a topic joined by "for" takes no article ("RL for robotic manipulation"). ("LLMs *as a* judge" is a topic.)"""
     out: set[int] = set()
     topic = False
     i = 0
@@ -418,7 +404,7 @@ def purposes(toks: list[Tok]) -> set[int]:
         t = toks[i]
         if t.word and t.low not in REQUEST_WORDS and t.low not in STOPWORDS:
             topic = True
-        if (topic and t.low in ("for", "before", "as") and i + 1 < len(toks)
+        if (topic and t.low in ("for", "before") and i + 1 < len(toks)
                 and toks[i + 1].low in PURPOSE_STARTS):  # fmt: skip
             j = i
             while j < len(toks) and toks[j].word:

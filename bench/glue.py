@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from askpapers.rag.evaluation.evaluate import conference_app, default_cache
 from askpapers.rag.evaluation.frames import PHRASINGS, REQUESTS, fill
-from askpapers.rag.read.cues import REQUEST_WORDS, STOPWORDS
+from askpapers.rag.read.cues import REQUEST_WORDS
+from askpapers.vectorstore.text import STOPWORDS
 
 from .keyword_topics import norm
 from .topicality import COMPOUND_TOPICS, CONF, DEV_TOPICS

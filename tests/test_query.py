@@ -1052,7 +1052,7 @@ def test_a_phrasal_verb_that_opens_a_request_is_no_topic(q: str) -> None:
 @pytest.mark.parametrize(
     "q",
     ["Gather the literature on jailbreaks.", "Hi, surface the work done on jailbreaks", "Fetch me the papers on "
-     "jailbreaks", "Please collate all work on jailbreaks"],
+     "jailbreaks", "Please collate some work on jailbreaks"],
 )  # fmt: skip
 def test_a_word_opening_a_clause_before_a_determiner_is_a_verb_of_the_request(q: str) -> None:
     """ "Gather the literature on adam" had gated on "Gather" and left "adam" to rank (F1 0.89 -> 0): the verb is
@@ -1062,6 +1062,8 @@ def test_a_word_opening_a_clause_before_a_determiner_is_a_verb_of_the_request(q:
 
 def test_a_topic_opening_a_question_stays_a_topic() -> None:
     assert facets(read("Jailbreaks of the chat models?"))[0] == ["jailbreaks"]
+    assert facets(read("Jailbreaks these days?"))[0] == ["jailbreaks"]
+    assert facets(read("Jailbreaks any good?"))[0] == ["jailbreaks"]
     assert facets(read("Quantization: the state of the art"))[0] == ["quantization"]
 
 

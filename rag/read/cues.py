@@ -329,10 +329,9 @@ def adverb(word: str) -> bool:
     return any(zipf(b) >= ADVERB_BASE for b in bases if len(b) > 2)
 
 
-# the closed class of words that start a noun phrase: after a question's first word, they make it a verb
-DETERMINERS = frozenset(
-    {"the", "a", "an", "some", "any", "all", "every", "this", "these", "those", "my", "our", "your", "me", "us"}
-)
+# words that start a noun phrase and follow no topic noun in a question: after a question's first word, they make
+# it a verb ("this", "these", "any", "all" are left out: "Quantization these days?", "Pruning any good?")
+DETERMINERS = frozenset({"the", "a", "an", "some", "my", "our", "your", "me", "us"})
 
 
 def asked_verbs(toks: list[Tok]) -> set[int]:

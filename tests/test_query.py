@@ -1118,7 +1118,8 @@ def test_of_two_units_told_apart_the_request_object_is_the_topic() -> None:
     "q",
     ["Papers on jailbreaks for a grant proposal", "jailbreaks papers for my thesis, please",
      "Anything on jailbreaks before my meeting tomorrow?",
-     "Recommend some reading on jailbreaks for a course I'm teaching", "interested in jailbreaks. Suggestions? ty"],
+     "Recommend some reading on jailbreaks for a course I'm teaching", "interested in jailbreaks. Suggestions? ty",
+     "Papers about jailbreaks, to get up to speed"],
 )  # fmt: skip
 def test_the_askers_purpose_is_no_topic(q: str) -> None:
     """ "Background reading on audio for a grant proposal" had gated on "proposal" beside "audio" (F1 0.95 -> 0)."""

@@ -394,8 +394,9 @@ PURPOSE_STARTS = frozenset({"my", "our", "your", "a", "an"})
 def purposes(toks: list[Tok]) -> set[int]:
     """The positions of a purpose clause after the topic, up to the next punctuation: "for" or "before" followed
     by a possessive or an indefinite article ("X *for a grant proposal*", "X *for my thesis*", "X *before my
-    meeting tomorrow*"). The topic names what the papers are about, the purpose what the asker will do with them;
-    a topic joined by "for" takes no article ("RL for robotic manipulation"). ("LLMs *as a* judge" is a topic.)"""
+    meeting tomorrow*"), or "to" after a comma ("X*, to get up to speed*"). The topic names what the papers are
+    about, the purpose what the asker will do with them; a topic joined by "for" takes no article ("RL for robotic
+    manipulation"), nor one joined by "to" a comma ("sim to real"). ("LLMs *as a* judge" is a topic.)"""
     out: set[int] = set()
     topic = False
     i = 0
@@ -403,8 +404,10 @@ def purposes(toks: list[Tok]) -> set[int]:
         t = toks[i]
         if t.word and t.low not in REQUEST_WORDS and t.low not in STOPWORDS:
             topic = True
-        if (topic and t.low in ("for", "before") and i + 1 < len(toks)
-                and toks[i + 1].low in PURPOSE_STARTS):  # fmt: skip
+        after_comma = i > 0 and toks[i - 1].text == ","  # ("X, to get up to speed")
+        if (topic and i + 1 < len(toks) and toks[i + 1].word
+                and ((t.low in ("for", "before") and toks[i + 1].low in PURPOSE_STARTS)
+                     or (t.low == "to" and after_comma))):  # fmt: skip
             j = i
             while j < len(toks) and toks[j].word:
                 out.add(j)

@@ -316,6 +316,11 @@ OBJECTS = frozenset({"me", "us", "you", "him", "her", "them"})
 ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once per million words)
 
 
+def topic_word(t: Tok | None) -> bool:
+    """A word that may be part of a topic: a word, neither a request word nor a stop-word."""
+    return t is not None and t.word and t.low not in REQUEST_WORDS and t.low not in STOPWORDS
+
+
 def adverb(word: str) -> bool:
     """Whether a word is an adverb made from an English word ("ideally", "preferably", "quickly", "basically"): its
     base, without the "-ly", is a word of general English (``wordfreq``, bundled data)."""
@@ -382,7 +387,7 @@ def loose_adverbs(toks: list[Tok]) -> set[int]:
     out = set()
     for i, t in enumerate(toks):
         nxt = toks[i + 1] if i + 1 < len(toks) else None
-        if adverb(t.low) and (nxt is None or not nxt.word or nxt.low in STOPWORDS or nxt.low in REQUEST_WORDS):
+        if adverb(t.low) and not topic_word(nxt):
             out.add(i)
     return out
 
@@ -402,7 +407,7 @@ def purposes(toks: list[Tok]) -> set[int]:
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.word and t.low not in REQUEST_WORDS and t.low not in STOPWORDS:
+        if topic_word(t):
             topic = True
         after_comma = i > 0 and toks[i - 1].text == ","  # ("X, to get up to speed")
         if (topic and i + 1 < len(toks) and toks[i + 1].word
@@ -432,7 +437,7 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
         return set()
     after = toks[i + 2] if i + 2 < len(toks) else None
     asks = toks[i].low in REQUEST_WORDS  # ("*Look up* X", "*Find out* about X": the verb asks already)
-    if asks or after is None or not after.word or after.low in STOPWORDS or after.low in REQUEST_WORDS:
+    if asks or not topic_word(after):
         return {i, i + 1}
     return set()
 

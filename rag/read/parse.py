@@ -34,6 +34,7 @@ from askpapers.rag.read.cues import (
     Tok,
     adverb,
     is_name,
+    topic_word,
 )
 from askpapers.vectorstore.text import STOPWORDS
 
@@ -106,6 +107,11 @@ def _examples_cue(toks: list[Tok], i: int) -> int:
     return 0
 
 
+def _ends_topic(t: Tok | None) -> bool:
+    """Whether a topic's run of words ends before ``t``: the end, punctuation, a request word, a stop-word or a link."""
+    return not topic_word(t) or (t is not None and t.low in LINKS)
+
+
 def _opens_clause(toks: list[Tok], i: int) -> bool:
     """Whether the comma or "and" at ``i`` opens a clause of its own, so joins nothing: before a request word or a
     clause's first word ("Hi team, which papers …", "…, I'd love …", "…, it's urgent", "…, if any"), an adverb
@@ -116,7 +122,7 @@ def _opens_clause(toks: list[Tok], i: int) -> bool:
     if nxt is None or not nxt.word or (toks[i].text != "," and toks[i].low != "and"):
         return False
     after = toks[i + 2] if i + 2 < len(toks) else None
-    ends = after is None or not after.word or after.low in STOPWORDS or after.low in LINKS or after.low in REQUEST_WORDS
+    ends = _ends_topic(after)
     if "'" in nxt.text or nxt.low in SUBORDINATORS or (adverb(nxt.low) and ends):
         return True
     if toks[i].text == ",":
@@ -145,7 +151,7 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
     while i < len(toks):
         t, low = toks[i], toks[i].low
         nxt = toks[i + 1] if i + 1 < len(toks) else None
-        last = nxt is None or not nxt.word or nxt.low in LINKS or nxt.low in STOPWORDS or nxt.low in REQUEST_WORDS
+        last = _ends_topic(nxt)
         if i in skip:
             close()
         elif t.protected >= 0:  # a long form the question defines: one unit, with its acronym
@@ -172,9 +178,13 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
                 out.append("or")
             i += ex
             continue
-        elif (low in NOT_WORDS and low not in STOPWORDS and nxt is not None and nxt.word
-              and nxt.low not in REQUEST_WORDS and nxt.low not in STOPWORDS
-              and glued(low, [nxt.low], True, False)):  # fmt: skip
+        elif (
+            low in NOT_WORDS
+            and low not in STOPWORDS
+            and nxt is not None
+            and topic_word(nxt)
+            and glued(low, [nxt.low], True, False)
+        ):
             # "non convex" typed without its hyphen: a word of the topic when the corpus binds it, no exclusion
             cur = cur if cur is not None else Unit([], [])
             cur.words.append(low)
@@ -228,7 +238,7 @@ def topic_slot(toks: list[Tok], skip: set[int]) -> str:
     there, whatever else the question says before or after."""
     for i in range(2, len(toks)):
         t = toks[i]
-        if i in skip or not t.word or t.low in REQUEST_WORDS or t.low in STOPWORDS:
+        if i in skip or not topic_word(t):
             continue
         j = i - 1
         if toks[j].low in ("the", "a", "an"):

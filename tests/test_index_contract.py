@@ -160,6 +160,22 @@ def test_unranked_ids_are_every_paper_the_searches_find(index: Index) -> None:
         assert index.all_words_ids([words]) == ranked and len(ranked) >= 1
 
 
+def test_surface_ids_find_the_words_as_written(index: Index) -> None:
+    """The words as written, not their stems: "learn" is in one abstract ("learn safely"), while its stem is in
+    four ("learning"); a phrase's slots are consecutive, each slot any of its words; without ``in_a_row``, each
+    slot's word anywhere. A derived title is not searched."""
+    assert index.surface_ids([[["learn"]]]) == {"rl"}
+    assert len(index.phrase_ids(["learn"])) >= 3  # (stems: learning, learn)
+    assert index.surface_ids([[["graph"], ["neural"], ["network", "networks"]]]) == {"gnn", "gnn2"}
+    assert index.surface_ids([[["graph"], ["neural"], ["network"]]]) == set()  # (only "networks" is written)
+    assert index.surface_ids([[["neural"], ["graph"], ["networks"]]]) == set()  # (another order)
+    assert index.surface_ids([[["contextual"], ["bandits"]], [["federated"], ["learning"]]]) == {"bandit", "fed"}
+    assert index.surface_ids([[["graph"], ["molecules", "molecular"]]], in_a_row=False) == {"gnn"}
+    assert index.surface_ids([[["graph"], ["molecules"]]]) == set()
+    assert index.surface_ids([[["speech"], ["recognition"]]]) == {"speech"}  # (its abstract)
+    assert index.surface_ids([]) == set() and index.surface_ids([[[]]]) == set()
+
+
 def test_field_scores(index: Index) -> None:
     scores = index.field_scores("diffusion images", ["diff", "gnn", "rl"])
     assert set(scores) == {"diff"}  # a paper holding none of the words is left out

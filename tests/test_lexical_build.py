@@ -27,3 +27,16 @@ def test_a_rebuilt_index_is_one_segment(tmp_path: Path) -> None:
     finally:
         conn.close()
     assert [pid for pid, _ in index.search("quokka burrows", 5)] == ["quokka"]
+
+
+def test_the_surface_table_forgets_a_replaced_text(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    papers = [Paper(paper_id="a", title="Quokka burrows", abstract="We count quokka burrows on islands."),
+              Paper(paper_id="b", title="Wombat burrows", abstract="Wombats dig burrows.")]  # fmt: skip
+    index.rebuild(papers, "r1")
+    assert index.surface_ids([[["quokka"], ["burrows"]]]) == {"a"}
+    assert index.surface_ids([[["burrows"]]]) == {"a", "b"}
+    index.update([Paper(paper_id="a", title="Numbat nests", abstract="We count numbat nests.")], "r2", since=1.0)
+    assert index.surface_ids([[["quokka"]]]) == set() and index.surface_ids([[["burrows"]]]) == {"b"}
+    assert index.surface_ids([[["numbat"], ["nests"]]]) == {"a"}
+    assert index.phrase_ids(["numbat nests"]) == {"a"}  # (the stemmed table agrees)

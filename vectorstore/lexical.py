@@ -30,11 +30,17 @@ from askpapers.vectorstore.text import STOPWORDS, stem, tokens
 from askpapers.vectorstore.types import Filters, Listed, Paper
 
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # FTS5's tokenizer for titles and abstracts (and queries)
+# The surface table's: the words as written, lower-cased, split as vectorstore.text.tokens splits them (letters and
+# digits), without stems, so that a query can ask for the forms a phrase's words take ("transformer",
+# "transformers") and not every word of their stem ("transform", "transformation").
+SURFACE_TOKENIZE = "unicode61 remove_diacritics 0"
 _SCHEMA = f"""
 CREATE VIRTUAL TABLE papers USING fts5(
     paper_id UNINDEXED, title, abstract, venue UNINDEXED, year UNINDEXED, has_code UNINDEXED,
     tokenize = '{TOKENIZE}'
 );
+CREATE VIRTUAL TABLE surface USING fts5(title, abstract, content = '', columnsize = 0,
+    tokenize = '{SURFACE_TOKENIZE}');
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE words(word TEXT PRIMARY KEY, stem TEXT NOT NULL, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX words_by_stem ON words(stem);
@@ -100,6 +106,28 @@ def all_words_expression(phrases: list[str], max_phrases: int = 8) -> str:
     return " OR ".join(dict.fromkeys(parts))
 
 
+SURFACE_PHRASES = 32  # phrases OR-ed in one surface query (a phrase whose words take many forms needs several)
+
+
+def surface_expressions(queries: list[list[list[str]]], in_a_row: bool) -> list[str]:
+    """FTS5 MATCH strings for :meth:`LexicalIndex.surface_ids`: each slot's words as quoted tokens (only letters and
+    digits reach FTS5), a phrase for every choice of one word per slot, at most :data:`SURFACE_PHRASES` a string."""
+    parts: list[str] = []
+    for query in queries:
+        slots = [[w for w in dict.fromkeys(t for word in slot for t in tokens(word)[:1])] for slot in query]
+        if not slots or not all(slots):
+            continue
+        if in_a_row:
+            phrases = [""]
+            for slot in slots:
+                phrases = [f"{p} {w}".strip() for p in phrases for w in slot]
+            parts += [f'"{p}"' for p in phrases]
+        else:
+            parts.append("(" + " AND ".join("(" + " OR ".join(f'"{w}"' for w in slot) + ")" for slot in slots) + ")")
+    parts = list(dict.fromkeys(parts))
+    return [" OR ".join(parts[i : i + SURFACE_PHRASES]) for i in range(0, len(parts), SURFACE_PHRASES)]
+
+
 def match_expression(query: str, max_terms: int = 32, leave_out: Collection[str] = ()) -> str:
     """An FTS5 MATCH string: the query's content words (but those in ``leave_out``), each quoted, OR-ed together."""
     words = [t for t in query_words(query)[:max_terms] if t not in leave_out]
@@ -128,7 +156,9 @@ def common_words(words: Iterable[str], papers_with: Callable[[str], int], n: int
 # from Chroma, whose reads of documents cost about half a millisecond each); the vectors (each paper's embedding and
 # its chunks', float32 as Chroma holds them: the reranker reads a few hundred per question, and Chroma's get of them
 # cost 6 ms per 250 papers at 50k)
-FORMAT = "8"
+# the surface table (the words as written, without the text: papers stating a phrase in the forms the matcher
+# accepts are counted from it, not read one by one)
+FORMAT = "9"
 
 
 def rowid_of(paper_id: str) -> int:
@@ -162,6 +192,11 @@ def _vector_rows(ids: list[str], vectors: VectorSource) -> list[tuple[int, bytes
 def _features(batch: list[tuple[Any, ...]]) -> list[tuple[int, bytes]]:
     """The reranker's text data of each row (rowid, title, abstract), derived once here rather than per query."""
     return [(r[0], encode(r[2], r[3])) for r in batch]
+
+
+def _surface(batch: list[tuple[Any, ...]]) -> list[tuple[int, str, str]]:
+    """The surface table's rows of these rows (rowid, title, abstract: as the papers table holds them)."""
+    return [(r[0], r[2], r[3]) for r in batch]
 
 
 def _record(p: Paper) -> tuple[int, str]:
@@ -263,6 +298,7 @@ class LexicalIndex:
                 years.update(p.year for p in chunk if p.year is not None)
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
+                conn.executemany("INSERT INTO surface(rowid, title, abstract) VALUES (?,?,?)", _surface(batch))
                 conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                 conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                 conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
@@ -280,6 +316,7 @@ class LexicalIndex:
             # The full-text index merged into one segment, and the file rewritten table by table (the batches above
             # interleave the tables' pages): at 50k papers, 2.7 s more, and BM25 searches 10.1 -> 9.2 ms.
             conn.execute("INSERT INTO papers(papers) VALUES ('optimize')")
+            conn.execute("INSERT INTO surface(surface) VALUES ('optimize')")
             conn.commit()
             conn.execute("VACUUM")
         finally:
@@ -308,6 +345,9 @@ class LexicalIndex:
                         old = conn.execute("SELECT title, abstract FROM papers WHERE rowid = ?", (r[0],)).fetchone()
                         if old is not None:
                             counts.subtract(indexed_words(old[0], old[1]))
+                            # (a table without its text forgets a row given the text it was indexed with)
+                            conn.execute("INSERT INTO surface(surface, rowid, title, abstract) "
+                                         "VALUES ('delete', ?, ?, ?)", (r[0], old[0], old[1]))  # fmt: skip
                             replaced = True
                         else:
                             n += 1
@@ -319,6 +359,7 @@ class LexicalIndex:
                     conn.executemany("DELETE FROM papers WHERE rowid = ?", [(r[0],) for r in batch])
                     conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "
                                      "VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
+                    conn.executemany("INSERT INTO surface(rowid, title, abstract) VALUES (?,?,?)", _surface(batch))
                     conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                     conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                     conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
@@ -547,6 +588,21 @@ class LexicalIndex:
     def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
         """Every paper :meth:`all_words_search` finds, unranked."""
         return self._ids(all_words_expression(phrases), filters)
+
+    def surface_ids(self, queries: list[list[list[str]]], in_a_row: bool = True) -> set[str]:
+        """Every paper whose words, as written (no stems), meet one of the queries. A query is a list of slots,
+        each slot the words that may fill it: with ``in_a_row``, the slots' words consecutive (a phrase: "graph
+        neural network" or "graph neural networks"); without, each slot's word anywhere in the paper."""
+        conn = self._conn()
+        ids: set[str] = set()
+        if conn is None:
+            return ids
+        for expr in surface_expressions(queries, in_a_row):
+            rows = conn.execute(
+                "SELECT paper_id FROM listing WHERE rowid IN (SELECT rowid FROM surface WHERE surface MATCH ?)", (expr,)
+            )
+            ids.update(str(pid) for (pid,) in rows)
+        return ids
 
     def field_scores(self, query: str, paper_ids: list[str]) -> dict[str, tuple[float, float, float]]:
         """BM25 of the query's words in each given paper: (title and abstract, title only, abstract only); higher

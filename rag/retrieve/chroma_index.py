@@ -123,6 +123,9 @@ class PaperIndex(FreshRole):
     def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
         return self.bm25.all_words_ids(phrases, filters)
 
+    def surface_ids(self, queries: list[list[list[str]]], in_a_row: bool = True) -> set[str]:
+        return self.bm25.surface_ids(queries, in_a_row)
+
     def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         return self.bm25.field_scores(query, paper_ids)
 

@@ -112,6 +112,11 @@ class LexicalSearch(Freshness, Protocol):
     def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
         """Every paper :meth:`all_words_search` finds, unranked."""
 
+    def surface_ids(self, queries: list[list[list[str]]], in_a_row: bool = True) -> set[str]:
+        """Every paper whose words as written (no stems) meet one of the queries: each a list of slots, each slot
+        the words that may fill it; with ``in_a_row``, consecutive (see :meth:`vectorstore.lexical.LexicalIndex.
+        surface_ids`)."""
+
     def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         """BM25 of the query's words in each paper holding one: (title and abstract, title, abstract)."""
 

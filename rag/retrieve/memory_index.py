@@ -72,6 +72,17 @@ def _and(exprs: list[str]) -> Expression:
     return out if exprs else []
 
 
+def _surface_meets(p: Paper, slots: list[set[str]], in_a_row: bool) -> bool:
+    """Whether the paper's words as written (its real title's, or its abstract's) meet the slots, as the FTS5
+    surface table finds them: consecutive in one column, or each anywhere."""
+    columns = [tokens(p.title) if not p.title_derived else [], tokens(p.abstract)]
+    if not in_a_row:
+        held = set(columns[0]) | set(columns[1])
+        return all(slot & held for slot in slots)
+    n = len(slots)
+    return any(all(words[i + j] in slots[j] for j in range(n)) for words in columns for i in range(len(words) - n + 1))
+
+
 @dataclass(frozen=True)
 class _Doc:
     """One paper as the lexical index holds it: its title's and abstract's stems, and its filter fields."""
@@ -335,6 +346,11 @@ class MemoryIndex:
 
     def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
         return self._ids(_parse(all_words_expression(phrases)), filters)
+
+    def surface_ids(self, queries: list[list[list[str]]], in_a_row: bool = True) -> set[str]:
+        slotted = [[{t for w in slot for t in tokens(w)[:1]} for slot in q] for q in queries]
+        slotted = [q for q in slotted if q and all(q)]
+        return {pid for pid, d in self._docs.items() if any(_surface_meets(d.paper, q, in_a_row) for q in slotted)}
 
     def _ids(self, expr: Expression, filters: Filters | None) -> set[str]:
         if not expr:

@@ -42,6 +42,10 @@ class ChromaLexical(FreshRole):
         """Every paper holding every content word of one of the phrases anywhere, unranked."""
         return self.fresh.call(lambda index: index.all_words_ids(phrases, filters))
 
+    def surface_ids(self, queries: list[list[list[str]]], in_a_row: bool = True) -> set[str]:
+        """Every paper whose words as written meet one of the queries (slots of words), unranked."""
+        return self.fresh.call(lambda index: index.surface_ids(queries, in_a_row))
+
     def field_scores(self, query: str, paper_ids: Sequence[str]) -> dict[str, tuple[float, float, float]]:
         """BM25 of the query's words in each paper: (title and abstract, title, abstract)."""
         return self.fresh.call(lambda index: index.field_scores(query, list(paper_ids)))

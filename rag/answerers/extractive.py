@@ -19,7 +19,7 @@ import numpy as np
 from askpapers.rag.answerers.base import Answerer, Request
 from askpapers.rag.answerers.groups import cluster, group_count, names
 from askpapers.rag.decide.evidence import best_sentence
-from askpapers.rag.decide.match import FacetMatcher, Match, passes
+from askpapers.rag.decide.match import PAGE_READ, FacetMatcher, Match, MatchList, passes
 from askpapers.rag.decide.membership import shipped as shipped_membership
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import Candidate, FusionRetriever, Query
@@ -129,18 +129,19 @@ class ExtractiveAnswerer(Answerer):
         return answer
 
     # -- lists, counts and overviews ------------------------------------------------------------------------------
-    def matches(self, request: Request, filters: Filters, near: list[Match] | None = None) -> list[Match]:
+    def matches(self, request: Request, filters: Filters, near: list[Match] | None = None) -> MatchList:
         """Every paper that meets the request's plan (and with ``near``, the near misses: see FacetMatcher)."""
         plan, within = request.plan, request.within
         if any(not f.optional for f in plan.facets):
-            return self.matcher.match(plan, filters, within, near)
+            # (a large set's page is filled from the papers read; a longer list reads them all)
+            return self.matcher.match(plan, filters, within, near, read_all=(request.k or 0) > PAGE_READ)
         if within is None:
-            return []
+            return MatchList()
         # a follow-up that only filters or excludes ("only those with code", "not the robotics ones")
         papers = [p for p in self.index.papers(within).values() if passes(p, filters)]
         kept = self.matcher.without_excluded(plan, papers, filters)
         terms = content_stems(request.previous_question)
-        return [Match(p, 0.0, s, False, 0.0, [s]) for p in kept for s in [best_sentence(p.abstract, terms)]]
+        return MatchList([Match(p, 0.0, s, False, 0.0, [s]) for p in kept for s in [best_sentence(p.abstract, terms)]])
 
     def answer_list(self, request: Request, filters: Filters) -> Answer:
         plan, within = request.plan, request.within
@@ -163,13 +164,12 @@ class ExtractiveAnswerer(Answerer):
             for i, m in enumerate(ordered, 1)
         ]
         if plan.intent == "overview":
-            text = self.overview(plan, cites, [len(g) for g in groups], len(matches), shown)
+            text = self.overview(plan, cites, [len(g) for g in groups], matches.total, shown)
         else:
             relaxed = not any(m.strict for m in matches)
-            text = "\n".join([self.head(plan, len(matches), len(cut), shown, within, relaxed), "", *_items(cites)])
+            text = "\n".join([self.head(plan, matches.total, len(cut), shown, within, relaxed), "", *_items(cites)])
         return Answer(question=plan.text, text=preface(plan) + text, citations=cites, found=True, kind="list",
-                      total=len(matches), plan=plan.to_dict(),
-                      matched_ids=[m.paper.paper_id for m in matches])  # fmt: skip
+                      total=matches.total, plan=plan.to_dict(), matched_ids=matches.ids)  # fmt: skip
 
     def head(
         self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None, relaxed: bool = False

@@ -36,7 +36,7 @@ from askpapers.rag.answerers.extractive import LATIN, ExtractiveAnswerer, md, pr
 from askpapers.rag.answerers.judge import judge
 from askpapers.rag.answerers.mapreduce import Generation, NothingRead, Synthesis
 from askpapers.rag.decide.citations import Checked, ContextPaper, check
-from askpapers.rag.decide.match import Match
+from askpapers.rag.decide.match import Match, MatchList
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.reader import CondensedReader
 from askpapers.rag.retrieve.index import Index
@@ -104,7 +104,7 @@ class LLMAnswerer(Answerer):
         return request, got.language
 
     # -- 2. match (and judge) --------------------------------------------------------------------------------------
-    def _matches(self, model: BaseChatModel, request: Request, meter: Meter) -> tuple[list[Match], list[str]]:
+    def _matches(self, model: BaseChatModel, request: Request, meter: Meter) -> tuple[MatchList, list[str]]:
         filters = request.plan.filters.merged(request.filters)
         near: list[Match] = []
         matches = self.fallback.matches(request, filters, near)
@@ -119,7 +119,8 @@ class LLMAnswerer(Answerer):
         kept = [m for m in matches if m.paper.paper_id not in verdict.no]
         added = [replace(m, evidence=verdict.yes[m.paper.paper_id], sentences=[verdict.yes[m.paper.paper_id]])
                  for m in close if m.paper.paper_id in verdict.yes]  # fmt: skip
-        judged = sorted([*kept, *added], key=lambda m: (-m.probability, -m.score, m.paper.title))
+        judged = MatchList(sorted([*kept, *added], key=lambda m: (-m.probability, -m.score, m.paper.title)),
+                           matches.unread)  # fmt: skip
         notes = [
             f"The model judged {len(weak) + len(close)} borderline papers: {len(added)} added, "
             f"{len(matches) - len(kept)} removed (each “yes” checked against a verbatim quote)."
@@ -142,7 +143,7 @@ class LLMAnswerer(Answerer):
             return
         cut = matches[: request.k or self.rule.max_list]
         context = [ContextPaper(n, m.paper, m.score) for n, m in enumerate(cut, 1)]
-        head = self._head(request, len(matches), len(cut))
+        head = self._head(request, matches.total, len(cut))
         yield head
         english = request.plan.searched if LATIN.search(request.plan.searched) else request.plan.topic
         try:
@@ -156,8 +157,8 @@ class LLMAnswerer(Answerer):
             yield self._fall_back(self.fallback.answer(request), why, run, request, meter)
             return
         notes = [*notes, *self._batch_notes(run)]
-        answer, tail = self._composed(head, run, cut, len(matches), request, notes, meter, language)
-        answer.matched_ids = [m.paper.paper_id for m in matches]
+        answer, tail = self._composed(head, run, cut, matches.total, request, notes, meter, language)
+        answer.matched_ids = matches.ids
         if tail:
             yield tail  # (so the streamed text is the whole answer)
         yield answer

@@ -17,7 +17,7 @@ from askpapers.rag.read.lexicon import zipf
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import STOPWORDS, stems, tokens
+from askpapers.vectorstore.text import STOPWORDS, same_term, spelled, stem, stems, tokens
 from askpapers.vectorstore.types import ChunkHit, Filters
 
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
@@ -32,7 +32,17 @@ JARGON_ZIPF = 2.5
 VAGUE = (
     GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
 )
+SURFACE_FORMS = 12  # a word's forms the surface search asks for (a phrase's choices multiply: see _bounded)
+SURFACE_PHRASES = 512  # phrases one spelling may expand to (3 words of 8 forms each); one with more is not asked
 Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
+
+
+def _bounded(slots: list[list[str]]) -> bool:
+    """Whether a phrase of these slots expands to at most :data:`SURFACE_PHRASES` phrases."""
+    n = 1
+    for slot in slots:
+        n *= len(slot)
+    return n <= SURFACE_PHRASES
 
 
 def unrelational(phrase: str) -> str:
@@ -72,11 +82,7 @@ class FacetPools:
             return set(within), dense_search.result()
         # every paper that states it (unranked: the count is the true total, whatever k is)
         found = self.index.phrase_ids(facet.all_spellings(), filters)
-        # the acronym or long form the papers define for a spelling ("GANs" ↔ "generative adversarial networks"),
-        # read from the papers that state it best
-        definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
-        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(definers).values()])
-        extra = [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
+        extra = self.defined_forms(facet, filters)
         if extra:
             found |= self.index.phrase_ids(extra, filters)
         if loose:
@@ -87,6 +93,44 @@ class FacetPools:
         dense = dense_search.result()
         found |= {pid for pid, hit in dense.items() if hit.similarity >= self.rule.dense_with_terms}
         return found, dense
+
+    def defined_forms(self, facet: Facet, filters: Filters | None) -> list[str]:
+        """The acronyms and long forms the papers define for the facet's spellings ("GANs" ↔ "generative
+        adversarial networks"), read from the :data:`DEFINERS` papers that state it best."""
+        definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
+        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(definers).values()])
+        return [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
+
+    def stated(
+        self, facet: Facet, filters: Filters | None, loose: bool = False, cores: Sequence[str] = ()
+    ) -> set[str] | None:
+        """The papers the index shows to meet the facet without its embedding, as the matcher reads a paper
+        (:meth:`~rag.decide.match.FacetMatcher.meets`): those stating one of its spellings, an acronym or long form
+        the corpus defines for them (:meth:`defined_forms`) or one of ``cores``, each word in a form that is the
+        same term (:func:`~vectorstore.text.same_term`: "transformers" finds "transformer", not "transformation");
+        with ``loose``, also those holding every content word of a spelling anywhere. Found in the index's table of
+        the words as written, from the forms its vocabulary holds; not restricted by ``filters`` (they choose
+        the acronyms read). None when a spelling's words take too many forms to ask for (:data:`SURFACE_PHRASES`)."""
+        forms = list(dict.fromkeys([*facet.all_spellings(), *self.defined_forms(facet, filters), *cores]))
+        words = [tokens(f) for f in forms]
+        joined = ["".join(w) for w in words if len(w) > 1]
+        held = [[w for w in tokens(s) if w not in STOPWORDS and w not in RELATIONAL] for s in forms] if loose else []
+        same = self.same_terms({w for ws in [*words, *held] for w in ws} | set(joined))
+        phrases = [[same[w] for w in ws] for ws in words if ws] + [[same[j]] for j in joined]
+        if not all(_bounded(p) for p in phrases):
+            return None
+        found = self.index.surface_ids(phrases, in_a_row=True)
+        if loose:
+            found |= self.index.surface_ids([[same[w] for w in ws] for ws in held if ws], in_a_row=False)
+        return found
+
+    def same_terms(self, words: set[str]) -> dict[str, list[str]]:
+        """Each word's forms in the corpus vocabulary that are the same term (the word itself first), most used
+        first, at most :data:`SURFACE_FORMS`."""
+        keys = {w: {stem(w), stem(spelled(w))} for w in words}
+        vocab = self.index.words_with_stems(sorted({k for ks in keys.values() for k in ks}))
+        by_df = [v for v, _ in sorted(vocab, key=lambda x: (-x[1], x[0]))]
+        return {w: list(dict.fromkeys([w, *(v for v in by_df if same_term(w, v))]))[:SURFACE_FORMS] for w in words}
 
     def defined(self, facet: Facet, filters: Filters | None) -> Facet:
         """The facet with the long forms the corpus defines for its acronyms, first, so that an acronym and its

@@ -1,0 +1,100 @@
+"""A large answer set is counted from the index, not read paper by paper (:data:`rag.decide.match.LARGE_SET`): the
+papers the index's table of words as written shows to state every facet, in forms the matcher accepts, are counted
+without being read, and the answer is the same set the matcher finds by reading every candidate. Checked on the
+matcher's hand-made corpus (tests/test_match.py: acronyms, shorter forms, relational compounds, two facets) with
+every set made "large"."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from askpapers.rag.decide import match
+from askpapers.rag.decide.match import FacetMatcher
+from askpapers.rag.decide.membership import shipped
+from askpapers.rag.retrieve.memory_index import MemoryIndex
+from tests.conftest import make_settings
+from tests.test_match import FILLER, PAPERS
+
+# words of one stem in other senses: "transformers" is not "transformation", "transform" or "transforms"
+EXTRA = {
+    "tf-series": ("Transformers for time series", "We forecast demand with transformers and attention."),
+    "tf-vision": ("Vision transformer pretraining", "A vision transformer learns from masked patches."),
+    "tf-tabular": ("Data transformation pipelines", "A learned transformation of tabular features helps boosting."),
+    "tf-coding": ("Transform coding of images", "We transform images with learned transforms before compression."),
+}
+QUESTIONS = [
+    "Which papers build generative models with variational inference?",
+    "Which papers use reinforcement learning for robotic manipulation?",
+    "Which papers study language-guided navigation?",
+    "Which papers study the safety of language models?",
+    "Which papers study the safety of LLMs?",
+    "Which papers use GANs for image generation?",
+    "Which papers use generative adversarial networks for image generation?",
+    "Which papers study retrieval-augmented generation with language models?",
+    "Which papers use sim-to-real transfer for reinforcement learning policies?",
+    "Which papers study exploration in deep RL?",
+    "Which papers use machine unlearning?",
+    "Which papers use the information bottleneck?",
+    "Which papers use transformers?",
+    "How many papers use reinforcement learning?",
+    "Which papers use generative models?",
+    "Which papers are about language models?",
+]
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    from askpapers.rag.api import AskPapers
+
+    root = tmp_path_factory.mktemp("large")
+    rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in {**PAPERS, **EXTRA}.items()]
+    rows += [{"id": f"f-{i}", "title": t, "abstract": a} for i, (t, a) in enumerate(FILLER)]
+    (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    index = MemoryIndex.from_files([root / "papers.jsonl"], embedder)
+    return AskPapers(make_settings(root / "store"), index=index)
+
+
+def test_a_large_set_is_the_set_of_reading_every_candidate(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = app.parts.index
+    matcher = FacetMatcher(index, app.settings.answer, None, shipped())
+    plans = {q: app.read(q) for q in QUESTIONS}
+    every = {q: matcher.match(plans[q], None) for q in QUESTIONS}  # (small sets: every candidate is read)
+    assert all(not m.unread for m in every.values())
+    read: list[str] = []  # the papers checked one by one
+    meets = matcher.meets
+
+    def counted(p: Any, *args: Any, **kwargs: Any) -> Any:
+        read.append(p.paper_id)
+        return meets(p, *args, **kwargs)
+
+    monkeypatch.setattr(match, "LARGE_SET", 0)  # every set is large, and one paper fills its page
+    monkeypatch.setattr(match, "PAGE_READ", 1)
+    monkeypatch.setattr(matcher, "meets", counted)
+    unread = 0
+    for q in QUESTIONS:
+        read.clear()
+        got = matcher.match(plans[q], None)
+        assert got.total == every[q].total > 0, q
+        assert set(got.ids) == set(every[q].ids), q
+        assert read and set(got.unread).isdisjoint(read), q  # counted, not checked
+        assert {m.paper.paper_id for m in got} <= set(every[q].ids), q
+        unread += len(got.unread)
+        assert matcher.match(plans[q], None, read_all=True).ids == every[q].ids, q  # (a long list reads them all)
+    assert unread >= 20  # (most of the sets went unread)
+    transformers = set(every["Which papers use transformers?"].ids)
+    assert {"tf-series", "tf-vision"} <= transformers and not {"tf-tabular", "tf-coding"} & transformers
+
+
+def test_an_answer_counts_the_unread_papers_and_carries_their_ids(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    q = "How many papers use reinforcement learning?"
+    whole = app.ask(q, mode="extractive", k=1000)
+    monkeypatch.setattr(match, "LARGE_SET", 0)
+    monkeypatch.setattr(match, "PAGE_READ", 1)
+    got = app.ask(q, mode="extractive", k=2)
+    assert got.total == whole.total >= 8
+    assert f"**{whole.total} papers**" in got.text and f"Showing 2 of {whole.total} papers" in got.text
+    assert set(got.matched_ids) == set(whole.matched_ids)
+    assert len(got.citations) == 2 and {c.paper_id for c in got.citations} <= set(whole.matched_ids)

@@ -19,7 +19,7 @@ import numpy as np
 from askpapers.rag.answerers.base import Answerer, Request
 from askpapers.rag.answerers.groups import cluster, group_count, names
 from askpapers.rag.decide.evidence import best_sentence
-from askpapers.rag.decide.match import PAGE_READ, FacetMatcher, Match, MatchList, passes
+from askpapers.rag.decide.match import FacetMatcher, Match, MatchList, passes
 from askpapers.rag.decide.membership import shipped as shipped_membership
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import Candidate, FusionRetriever, Query
@@ -133,8 +133,8 @@ class ExtractiveAnswerer(Answerer):
         """Every paper that meets the request's plan (and with ``near``, the near misses: see FacetMatcher)."""
         plan, within = request.plan, request.within
         if any(not f.optional for f in plan.facets):
-            # (a large set's page is filled from the papers read; a longer list reads them all)
-            return self.matcher.match(plan, filters, within, near, read_all=(request.k or 0) > PAGE_READ)
+            # (a large set's page is filled from the papers read: as many as it lists, at least PAGE_READ)
+            return self.matcher.match(plan, filters, within, near, page=request.k or 0)
         if within is None:
             return MatchList()
         # a follow-up that only filters or excludes ("only those with code", "not the robotics ones")

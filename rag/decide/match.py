@@ -161,12 +161,13 @@ class FacetMatcher:
 
     def candidates(
         self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None,
-        unread: list[str] | None = None,
+        unread: list[str] | None = None, page: int = 0,
     ) -> tuple[list[CandidateEvidence], dict[str, Paper]]:  # fmt: skip
         """Every candidate for the plan's answer set, with its evidence per facet (see :mod:`rag.decide.membership`):
         the papers in every required facet's pool (all that state a spelling, so counts are complete), the near
         misses, and the top of the reranked search for the question. Given ``unread``, a large set's papers that
-        the index shows to meet every facet are added to it instead of being read (see :data:`LARGE_SET`)."""
+        the index shows to meet every facet are added to it instead of being read, but for ``page`` of them (at least
+        :data:`PAGE_READ`; see :data:`LARGE_SET`)."""
         facets = [self.facet_pools.defined(f, filters) for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
         if not facets:
@@ -188,7 +189,7 @@ class FacetMatcher:
         ranked = self._ranked(plan, facets, filters, within)
         pooled = set(ids)
         if unread is not None and within is None and not plan.excluded and len(ids) > LARGE_SET:
-            ids = self._large(facets, cores, pools, filters, loose, ids, set(ranked), unread)
+            ids = self._large(facets, cores, pools, filters, loose, ids, set(ranked), unread, max(page, PAGE_READ))
         ids += [pid for pid in ranked if pid not in pooled]
         papers = self.index.papers(ids)
         if filters is not None and within is not None:
@@ -231,9 +232,10 @@ class FacetMatcher:
 
     def _large(
         self, facets: list[Facet], cores: list[list[str]], pools: list[Pool], filters: Filters | None, loose: bool,
-        ids: list[str], ranked: set[str], unread: list[str],
+        ids: list[str], ranked: set[str], unread: list[str], page: int,
     ) -> list[str]:  # fmt: skip
-        """The candidates of a large set to read (see :data:`LARGE_SET`); the others that meet every facet go to
+        """The candidates of a large set to read (see :data:`LARGE_SET`): the ranked search's top and ``page``
+        of the stating papers, best by BM25 for the first facet; the others that meet every facet go to
         ``unread``. A candidate the index does not show to state every facet is read only if it may meet one by
         embedding (its similarity reaches ``dense_with_terms``): a paper that states none of a facet's forms meets
         it no other way."""
@@ -250,8 +252,8 @@ class FacetMatcher:
         ]  # fmt: skip
         seen = set(read)
         # (the best by BM25 for the first facet, then any: a page is never left empty while the set is not)
-        best = [pid for pid, _ in self.index.phrase_search(facets[0].all_spellings(), PAGE_READ * 2, filters)]
-        read += [pid for pid in dict.fromkeys([*best, *sorted(sure)]) if pid in sure and pid not in seen][:PAGE_READ]
+        best = [pid for pid, _ in self.index.phrase_search(facets[0].all_spellings(), page * 2, filters)]
+        read += [pid for pid in dict.fromkeys([*best, *sorted(sure)]) if pid in sure and pid not in seen][:page]
         seen.update(read)
         unread.extend(pid for pid in ids if pid in sure and pid not in seen)
         return read
@@ -276,8 +278,8 @@ class FacetMatcher:
         return {c.paper_id: _Place(i, top - c.score, c.similarity, c.snippet) for i, c in enumerate(cands, 1)}
 
     def match(
-        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None, near: list[Match] | None = None,
-        read_all: bool = False,
+        self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None,
+        near: list[Match] | None = None, page: int = 0,
     ) -> MatchList:  # fmt: skip
         """The papers in the plan's answer set, best first: all of them (the caller shows as many as it wants).
 
@@ -285,10 +287,10 @@ class FacetMatcher:
         meeting every required facet). Optional facets need not hold; a paper that meets one ranks higher, and its
         sentence for it joins the evidence. Given a ``near`` list, the closest candidates left out are added to
         it, most probable first, for a judge to look at. A large set's papers that the index shows to meet every
-        facet are counted, not read (:class:`MatchList`), unless ``read_all``.
+        facet are counted, not read (:class:`MatchList`), but for :data:`PAGE_READ` of them, or ``page`` if more.
         """
         unread: list[str] = []
-        cands, papers = self.candidates(plan, filters, within, None if read_all else unread)
+        cands, papers = self.candidates(plan, filters, within, unread, page)
         if not cands:
             return MatchList(unread=unread)
         n_strict = sum(all(f.met for f in c.facets) for c in cands)

@@ -24,6 +24,10 @@ EXTRA = {
     "tf-vision": ("Vision transformer pretraining", "A vision transformer learns from masked patches."),
     "tf-tabular": ("Data transformation pipelines", "A learned transformation of tabular features helps boosting."),
     "tf-coding": ("Transform coding of images", "We transform images with learned transforms before compression."),
+    # British spellings: the same term as the American ones ("optimisation" of "optimization")
+    "bo-us": ("Bayesian optimization of chemistry", "Bayesian optimization finds reaction conditions in few trials."),
+    "bo-uk": ("Batch Bayesian optimisation", "We run Bayesian optimisation with batches of parallel experiments."),
+    "bo-uk2": ("Bayesian optimisation for robots", "Gait parameters are tuned by Bayesian optimisation on hardware."),
 }
 QUESTIONS = [
     "Which papers build generative models with variational inference?",
@@ -42,6 +46,8 @@ QUESTIONS = [
     "How many papers use reinforcement learning?",
     "Which papers use generative models?",
     "Which papers are about language models?",
+    "Which papers use Bayesian optimization?",
+    "Which papers use Bayesian optimisation?",
 ]
 
 
@@ -60,6 +66,18 @@ def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
 def test_a_large_set_is_the_set_of_reading_every_candidate(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     index = app.parts.index
     matcher = FacetMatcher(index, app.settings.answer, None, shipped())
+    _same_set_counted_or_checked(app, matcher, monkeypatch)
+
+
+def test_the_index_alone_finds_every_form_the_matcher_accepts(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no paper close enough in embedding space to meet a facet without stating it, every paper in a large
+    set is counted by the index's words alone: British spellings too ("optimisation" of "optimization", which
+    the stemmer puts under another stem)."""
+    never = app.settings.answer.model_copy(update={"dense_with_terms": 1.01, "dense_alone": 1.01})
+    _same_set_counted_or_checked(app, FacetMatcher(app.parts.index, never, None, shipped()), monkeypatch)
+
+
+def _same_set_counted_or_checked(app: Any, matcher: FacetMatcher, monkeypatch: pytest.MonkeyPatch) -> None:
     plans = {q: app.read(q) for q in QUESTIONS}
     every = {q: matcher.match(plans[q], None) for q in QUESTIONS}  # (small sets: every candidate is read)
     assert all(not m.unread for m in every.values())
@@ -87,6 +105,7 @@ def test_a_large_set_is_the_set_of_reading_every_candidate(app: Any, monkeypatch
     assert unread >= 20  # (most of the sets went unread)
     transformers = set(every["Which papers use transformers?"].ids)
     assert {"tf-series", "tf-vision"} <= transformers and not {"tf-tabular", "tf-coding"} & transformers
+    assert {"bo-us", "bo-uk", "bo-uk2"} <= set(every["Which papers use Bayesian optimization?"].ids)
 
 
 def test_an_answer_counts_the_unread_papers_and_carries_their_ids(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -251,6 +251,48 @@ def spelled(word: str) -> str:
     return word
 
 
+# the other way round: the British forms of an American spelling (each checked to map back with spelled)
+_UNSPELLING = (
+    (re.compile(r"ization"), "isation"),
+    (re.compile(r"iz(e|ed|es|ing)$"), r"is\1"),
+    (re.compile(r"yze$"), "yse"),
+    (re.compile(r"(?<=[aeiou])l(ing|ed)$"), r"ll\1"),
+)
+
+
+def spelling_forms(word: str) -> list[str]:
+    """The word and its other spellings that :func:`spelled` takes for the same word ("optimization",
+    "optimisation"; "modelling", "modeling"): the word first. (The -acy/-ate alternation joins two words, not two
+    spellings, and is left out.)"""
+    base = spelled(word)
+    out = [word, base]
+    for pattern, repl in _UNSPELLING:
+        other = pattern.sub(repl, base)
+        if other != base and spelled(other) == base:
+            out.append(other)
+    return [w for w in dict.fromkeys(out) if spelled(w) == base and (w == word or not w.endswith(("acy", "ate")))]
+
+
+RESPELLINGS = 3  # other spellings of a phrase searched ("bayesian optimisation"; more words, more choices)
+
+
+def respelled(phrases: Sequence[str]) -> list[str]:
+    """The phrases in their other spellings (:func:`spelling_forms` of each word: "bayesian
+    optimisation" of "Bayesian optimization"), at most :data:`RESPELLINGS` of each; none for a phrase with no word
+    spelled another way."""
+    out: list[str] = []
+    for phrase in phrases:
+        words = tokens(phrase)
+        forms = [spelling_forms(w) for w in words]
+        if all(len(f) == 1 for f in forms):
+            continue
+        made = [""]
+        for f in forms:
+            made = [f"{m} {w}".strip() for m in made for w in f][: RESPELLINGS + 1]
+        out += made[1:]  # (the first is the phrase's own words)
+    return [p for p in dict.fromkeys(out) if p not in phrases]
+
+
 def _suffix(word: str, root: str) -> str:
     """What ``word`` adds to its stem; a doubled final consonant counts once ("planning" → "ing")."""
     n = 0

@@ -17,6 +17,7 @@ from askpapers.vectorstore.text import (
     phrase_forms,
     same_term,
     sentence_spans,
+    spelling_forms,
     stem,
     stems,
     tokens,
@@ -134,9 +135,10 @@ def states(text: str, phrase: str) -> bool:
     if not want:
         return False
     words, at_stems = _token_index(text)
-    for start in _places(at_stems, stem(want[0])):
-        if start + len(want) <= len(words) and all(same_term(w, words[start + j]) for j, w in enumerate(want)):
-            return True
+    for first in _first_stems(want[0]):  # (a British spelling may stem apart: "optimisation", "optimization")
+        for start in _places(at_stems, first):
+            if start + len(want) <= len(words) and all(same_term(w, words[start + j]) for j, w in enumerate(want)):
+                return True
     if len(want) > 1:
         joined = "".join(want)
         if any(same_term(joined, words[i]) for i in _places(at_stems, stem(joined))):
@@ -157,6 +159,12 @@ def _joined_index(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     return _token_index(_JOIN.sub("", text))
 
 
+@lru_cache(maxsize=4096)
+def _first_stems(word: str) -> tuple[str, ...]:
+    """The stems a word's spellings take (:func:`~vectorstore.text.spelling_forms`), its own first."""
+    return tuple(dict.fromkeys(stem(w) for w in spelling_forms(word)))
+
+
 def holds_words(text: str, phrase: str) -> bool:
     """Whether ``text`` holds every content word of ``phrase`` (as the same term), anywhere; the second part of a
     relational compound need not be there ("language-guided" is held by "language")."""
@@ -164,7 +172,7 @@ def holds_words(text: str, phrase: str) -> bool:
     if not want:
         return False
     words, at_stems = _token_index(text)
-    return all(any(same_term(w, words[i]) for i in _places(at_stems, stem(w))) for w in want)
+    return all(any(same_term(w, words[i]) for s in _first_stems(w) for i in _places(at_stems, s)) for w in want)
 
 
 def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) -> bool:

@@ -17,7 +17,7 @@ from askpapers.rag.read.lexicon import zipf
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import STOPWORDS, same_term, spelled, stem, stems, tokens
+from askpapers.vectorstore.text import STOPWORDS, respelled, same_term, spelled, spelling_forms, stem, stems, tokens
 from askpapers.vectorstore.types import ChunkHit, Filters
 
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
@@ -80,8 +80,10 @@ class FacetPools:
         started on a worker thread (its embeddings and Chroma's queries run beside the phrase lookups)."""
         if within is not None:
             return set(within), dense_search.result()
-        # every paper that states it (unranked: the count is the true total, whatever k is)
+        # every paper that states it (unranked: the count is the true total, whatever k is), in either spelling
         found = self.index.phrase_ids(facet.all_spellings(), filters)
+        if other := respelled(facet.all_spellings()):
+            found |= self.index.phrase_ids(other, filters)
         extra = self.defined_forms(facet, filters)
         if extra:
             found |= self.index.phrase_ids(extra, filters)
@@ -127,7 +129,7 @@ class FacetPools:
     def same_terms(self, words: set[str]) -> dict[str, list[str]]:
         """Each word's forms in the corpus vocabulary that are the same term (the word itself first), most used
         first, at most :data:`SURFACE_FORMS`."""
-        keys = {w: {stem(w), stem(spelled(w))} for w in words}
+        keys = {w: {stem(f) for f in [*spelling_forms(w), spelled(w)]} for w in words}
         vocab = self.index.words_with_stems(sorted({k for ks in keys.values() for k in ks}))
         by_df = [v for v, _ in sorted(vocab, key=lambda x: (-x[1], x[0]))]
         return {w: list(dict.fromkeys([w, *(v for v in by_df if same_term(w, v))]))[:SURFACE_FORMS] for w in words}

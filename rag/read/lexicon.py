@@ -17,7 +17,7 @@ from typing import Protocol
 from askpapers.rag.retrieve.index import LexicalStats
 from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
-from askpapers.vectorstore.text import same_term, spelled, stem
+from askpapers.vectorstore.text import respelled, same_term, spelled, spelling_forms, stem
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 # a word at least this frequent in general English (wordfreq's Zipf scale: once per million words) is a real word,
@@ -145,8 +145,9 @@ class CorpusLexicon:
         if " " not in key:
             return self.df(key)
         n = self._phrases.get(key)
-        if n is None:
-            n = self.index.phrase_count(key)
+        if n is None:  # (in any spelling: "bayesian optimisation" is stated as often as "bayesian optimization")
+            other = respelled([key])
+            n = self.index.facet_count([[key, *other]]) if other else self.index.phrase_count(key)
             self._phrases.put(key, n)
         return n
 
@@ -161,7 +162,7 @@ class CorpusLexicon:
 
     def family(self, word: str) -> list[str]:
         self._fresh()
-        stems = {stem(word), stem(spelled(word))}
+        stems = {stem(w) for w in [*spelling_forms(word), spelled(word)]}
         words = self.index.words_with_stems(list(stems))
         return [w for w, _ in sorted(words, key=lambda x: -x[1]) if same_term(word, w)]
 

@@ -1,0 +1,69 @@
+"""British and American spellings are one term everywhere: a question in either spelling reads alike and finds the
+papers written in either ("Bayesian optimisation", "Bayesian optimization"), through the index's phrase searches,
+not only through embeddings."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from askpapers.rag.decide.match import FacetMatcher
+from askpapers.rag.decide.membership import shipped
+from askpapers.vectorstore.text import respelled, spelling_forms
+from tests.conftest import make_settings
+from tests.test_match import FILLER
+
+PAPERS = {
+    "bo-us": ("Bayesian optimization of chemistry", "Bayesian optimization finds reaction conditions in few trials."),
+    "bo-uk": ("Batch Bayesian optimisation", "We run Bayesian optimisation with batches of parallel experiments."),
+    "bo-uk2": ("Tuning gaits on hardware", "Gait parameters are tuned by Bayesian optimisation on a real robot."),
+    "q-uk": ("Quantisation of language models", "Weights are stored in four bits after quantisation."),
+    "q-us": ("Quantization-aware training", "Quantization noise is simulated during training."),
+    "opt": ("Convex optimization at scale", "We study first-order optimization of convex losses."),
+    "priv": ("Differentially private training", "Models are trained to be differentially private."),
+}
+
+
+def test_spelling_forms_and_respelled_phrases() -> None:
+    assert spelling_forms("optimization") == ["optimization", "optimisation"]
+    assert spelling_forms("optimisation") == ["optimisation", "optimization"]
+    assert spelling_forms("modelling") == ["modelling", "modeling"]
+    assert spelling_forms("analyze") == ["analyze", "analyse"]
+    assert spelling_forms("accuracy") == ["accuracy"]  # (-acy/-ate joins two words: not a spelling)
+    assert spelling_forms("learning") == ["learning"]
+    assert respelled(["Bayesian optimization"]) == ["bayesian optimisation"]
+    assert respelled(["language modelling", "graph neural networks"]) == ["language modeling"]
+    assert respelled(["graph neural networks"]) == []
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.retrieve.memory_index import MemoryIndex
+
+    root = tmp_path_factory.mktemp("spellings")
+    rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in PAPERS.items()]
+    rows += [{"id": f"f-{i}", "title": t, "abstract": a} for i, (t, a) in enumerate(FILLER)]
+    (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return AskPapers(make_settings(root / "store"), index=MemoryIndex.from_files([root / "papers.jsonl"], embedder))
+
+
+@pytest.mark.parametrize(
+    ("american", "british", "want"),
+    [("Bayesian optimization", "Bayesian optimisation", {"bo-us", "bo-uk", "bo-uk2"}),
+     ("quantization", "quantisation", {"q-uk", "q-us", "f-16"})],  # (f-16: "Quantised training of ...")
+)  # fmt: skip
+def test_either_spelling_finds_the_papers_written_in_either(
+    app: Any, american: str, british: str, want: set[str]
+) -> None:
+    # (no paper meets a facet by its embedding alone here: only the words find them)
+    never = app.settings.answer.model_copy(update={"dense_with_terms": 1.01, "dense_alone": 1.01})
+    matcher = FacetMatcher(app.parts.index, never, None, shipped())
+    got = {}
+    for topic in (american, british):
+        plan = app.read(f"Which papers use {topic}?")
+        assert [f.alternatives[0].lower() for f in plan.facets if not f.optional] == [topic.lower()]
+        got[topic] = set(matcher.match(plan, None).ids)
+    assert got[american] == got[british] == want

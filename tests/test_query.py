@@ -563,6 +563,27 @@ def test_a_request_verb_before_the_topic_or_inside_a_statement_stays_a_request_w
     assert ["architecture search"] not in facets(plan("Does the architecture search cells well?", lex, weigh=False))
 
 
+# a corpus where "using pre-trained" is common (its stems are those of "use pre-training") and pre-training rarer
+PRETRAINED = [
+    *[f"Using pre-trained encoders for task {i}." for i in range(12)],
+    *[f"Pre-training on web data for model {i}." for i in range(4)],
+    *[f"Self-supervised learning of features {i}; using self-supervised losses." for i in range(4)],
+]
+
+
+@pytest.mark.parametrize(
+    "question, topic",
+    [("Which papers use pre-training?", "pre-training"),
+     ("papers that use pre-training", "pre-training"),
+     ("Which works study self-supervised learning?", "self-supervised learning")],
+)  # fmt: skip
+def test_the_verb_of_the_request_subject_never_starts_the_topic(question: str, topic: str) -> None:
+    """A request verb right after "papers" (or "that") is the request's predicate, however often the corpus
+    puts it, or a form of it, before the topic's first word."""
+    p = plan(question, docs_lexicon(PRETRAINED), weigh=False)
+    assert facets(p)[0] == [topic], facets(p)
+
+
 def test_a_phrase_the_corpus_never_states_is_cut_into_the_phrases_it_does() -> None:
     p = read("any good stuff on watermarking llm outputs?")
     assert facets(p) == [["watermarking"], ["llm outputs"]]

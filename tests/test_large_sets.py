@@ -28,6 +28,10 @@ EXTRA = {
     "bo-us": ("Bayesian optimization of chemistry", "Bayesian optimization finds reaction conditions in few trials."),
     "bo-uk": ("Batch Bayesian optimisation", "We run Bayesian optimisation with batches of parallel experiments."),
     "bo-uk2": ("Bayesian optimisation for robots", "Gait parameters are tuned by Bayesian optimisation on hardware."),
+    # a compound written as one word, hyphenated or as two
+    "ft-hyphen": ("Sparse fine-tuning", "Fine-tuning only a few weights keeps the base model intact."),
+    "ft-joined": ("Finetuning with adapters", "We study finetuning of large models with adapters."),
+    "ft-apart": ("Robust fine tuning", "Fine tuning on noisy labels with a robust loss."),
 }
 QUESTIONS = [
     "Which papers build generative models with variational inference?",
@@ -48,6 +52,8 @@ QUESTIONS = [
     "Which papers are about language models?",
     "Which papers use Bayesian optimization?",
     "Which papers use Bayesian optimisation?",
+    "Which papers use finetuning?",
+    "Which papers use fine-tuning?",
 ]
 
 

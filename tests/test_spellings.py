@@ -1,6 +1,7 @@
-"""British and American spellings are one term everywhere: a question in either spelling reads alike and finds the
-papers written in either ("Bayesian optimisation", "Bayesian optimization"), through the index's phrase searches,
-not only through embeddings."""
+"""Spellings of one term are one term everywhere: British and American ("Bayesian optimisation", "Bayesian
+optimization") and a compound written as one word, hyphenated or as two ("finetuning", "fine-tuning", "fine
+tuning"). A question in any of them reads alike and finds the papers written in any, through the index's phrase
+searches, not only through embeddings."""
 
 from __future__ import annotations
 
@@ -23,6 +24,11 @@ PAPERS = {
     "q-us": ("Quantization-aware training", "Quantization noise is simulated during training."),
     "opt": ("Convex optimization at scale", "We study first-order optimization of convex losses."),
     "priv": ("Differentially private training", "Models are trained to be differentially private."),
+    "ft-hyphen": ("Sparse fine-tuning", "Fine-tuning only a few weights keeps the base model intact."),
+    "ft-joined": ("Finetuning with adapters", "We study finetuning of large models with adapters."),
+    "ft-apart": ("Robust fine tuning", "Fine tuning on noisy labels with a robust loss."),
+    "ma-joined": ("Multiagent coordination", "Multiagent systems coordinate through messages."),
+    "ma-hyphen": ("Multi-agent games", "Multi-agent games are solved with regret matching."),
 }
 
 
@@ -48,6 +54,20 @@ def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     rows += [{"id": f"f-{i}", "title": t, "abstract": a} for i, (t, a) in enumerate(FILLER)]
     (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return AskPapers(make_settings(root / "store"), index=MemoryIndex.from_files([root / "papers.jsonl"], embedder))
+
+
+@pytest.mark.parametrize(
+    ("forms", "want"),
+    [(("fine-tuning", "finetuning", "fine tuning"), {"ft-hyphen", "ft-joined", "ft-apart"}),
+     (("multiagent", "multi-agent"), {"ma-joined", "ma-hyphen"})],
+)  # fmt: skip
+def test_a_compound_written_as_one_word_hyphenated_or_apart_is_one_term(
+    app: Any, forms: tuple[str, ...], want: set[str]
+) -> None:
+    never = app.settings.answer.model_copy(update={"dense_with_terms": 1.01, "dense_alone": 1.01})
+    matcher = FacetMatcher(app.parts.index, never, None, shipped())
+    for form in forms:
+        assert set(matcher.match(app.read(f"Which papers use {form}?"), None).ids) == want, form
 
 
 @pytest.mark.parametrize(

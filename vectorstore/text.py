@@ -293,6 +293,14 @@ def respelled(phrases: Sequence[str]) -> list[str]:
     return [p for p in dict.fromkeys(out) if p not in phrases]
 
 
+SPLIT_MIN = 3  # letters of each part of a word written as two ("fine tuning", "multi agent"; not "sea son")
+
+
+def splits(word: str) -> list[tuple[str, str]]:
+    """The ways to write ``word`` as two words of at least :data:`SPLIT_MIN` letters each ("fine", "tuning")."""
+    return [(word[:i], word[i:]) for i in range(SPLIT_MIN, len(word) - SPLIT_MIN + 1)]
+
+
 def _suffix(word: str, root: str) -> str:
     """What ``word`` adds to its stem; a doubled final consonant counts once ("planning" → "ing")."""
     n = 0

@@ -7,10 +7,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from askpapers.rag.read.cues import RELATIONAL
 from askpapers.rag.settings import AnswerSettings
 from askpapers.vectorstore.text import (
+    SPLIT_MIN,
     STOPWORDS,
     contains_phrase,
     content_stems,
@@ -143,10 +145,25 @@ def states(text: str, phrase: str) -> bool:
         joined = "".join(want)
         if any(same_term(joined, words[i]) for i in _places(at_stems, stem(joined))):
             return True
-    elif (joined_index := _joined_index(text)) is not None:
-        jw, jstems = joined_index
-        return any(same_term(want[0], jw[i]) for i in _places(jstems, stem(want[0])))
+    else:
+        joined_index = _joined_index(text)
+        if joined_index is not None:
+            jw, jstems = joined_index
+            if any(same_term(want[0], jw[i]) for i in _places(jstems, stem(want[0]))):
+                return True
+        return _written_apart(words, want[0])
     return False
+
+
+def _written_apart(words: tuple[str, ...], word: str) -> bool:
+    """Whether two words in a row, each of at least :data:`~vectorstore.text.SPLIT_MIN` letters, spell ``word``: the
+    first its start, the two together the same term ("fine tuning", "fine tuned" of "finetuning"; "fine-tuning" is
+    also found by joining the text's hyphenated words)."""
+    return any(
+        len(a) >= SPLIT_MIN and len(b) >= SPLIT_MIN and len(a) < len(word) and word.startswith(a)
+        and same_term(word, a + b)
+        for a, b in pairwise(words)
+    )  # fmt: skip
 
 
 @lru_cache(maxsize=20_000)

@@ -17,7 +17,17 @@ from askpapers.rag.read.lexicon import zipf
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import STOPWORDS, respelled, same_term, spelled, spelling_forms, stem, stems, tokens
+from askpapers.vectorstore.text import (
+    STOPWORDS,
+    respelled,
+    same_term,
+    spelled,
+    spelling_forms,
+    splits,
+    stem,
+    stems,
+    tokens,
+)
 from askpapers.vectorstore.types import ChunkHit, Filters
 
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
@@ -82,8 +92,11 @@ class FacetPools:
             return set(within), dense_search.result()
         # every paper that states it (unranked: the count is the true total, whatever k is), in either spelling
         found = self.index.phrase_ids(facet.all_spellings(), filters)
-        if other := respelled(facet.all_spellings()):
+        if other := [*respelled(facet.all_spellings()), *self.written_apart(facet.all_spellings())]:
             found |= self.index.phrase_ids(other, filters)
+        # ... and written as one word ("finetuning" of "fine-tuning")
+        if joined := ["".join(t) for s in facet.all_spellings() if len(t := tokens(s)) > 1]:
+            found |= self.index.phrase_ids(joined, filters)
         extra = self.defined_forms(facet, filters)
         if extra:
             found |= self.index.phrase_ids(extra, filters)
@@ -117,14 +130,29 @@ class FacetPools:
         words = [tokens(f) for f in forms]
         joined = ["".join(w) for w in words if len(w) > 1]
         held = [[w for w in tokens(s) if w not in STOPWORDS and w not in RELATIONAL] for s in forms] if loose else []
-        same = self.same_terms({w for ws in [*words, *held] for w in ws} | set(joined))
+        apart = self._apart(forms)
+        same = self.same_terms({w for ws in [*words, *held] for w in ws} | set(joined) | {b for _, _, b in apart})
         phrases = [[same[w] for w in ws] for ws in words if ws] + [[same[j]] for j in joined]
+        # (a word written as two: the second in any form that keeps the whole the same term, "fine-tuned")
+        phrases += [[[a], [v for v in same[b] if same_term(w, a + v)]] for w, a, b in apart]
         if not all(_bounded(p) for p in phrases):
             return None
         found = self.index.surface_ids(phrases, in_a_row=True)
         if loose:
             found |= self.index.surface_ids([[same[w] for w in ws] for ws in held if ws], in_a_row=False)
         return found
+
+    def written_apart(self, phrases: Sequence[str]) -> list[str]:
+        """The one-word phrases written as two words the corpus uses ("fine tuning" of "finetuning", "multi agent"
+        of "multiagent"): the matcher takes them for the word (:func:`~rag.decide.evidence.states`)."""
+        return [f"{a} {b}" for _, a, b in self._apart(phrases)]
+
+    def _apart(self, phrases: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(word, first part, second part) of :meth:`written_apart`."""
+        words = [t[0] for p in phrases if len(t := tokens(p)) == 1]
+        parts = sorted({x for w in words for ab in splits(w) for x in ab})
+        used = self.index.word_df(parts) if parts else {}
+        return [(w, a, b) for w in words for a, b in splits(w) if used.get(a) and used.get(b)]
 
     def same_terms(self, words: set[str]) -> dict[str, list[str]]:
         """Each word's forms in the corpus vocabulary that are the same term (the word itself first), most used

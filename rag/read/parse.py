@@ -117,8 +117,10 @@ def _predicate(toks: list[Tok], i: int) -> bool:
     ("papers *use* pre-training", "works that *study* X"). Such a verb never starts the topic, however often the
     corpus puts it before the topic's first word (the stems of "using pre-trained" are those of "use pre-training":
     "Which papers use pre-training?" had read as "use pre-training", 11 papers against 219)."""
-    before = next((t for t in reversed(toks[:i]) if t.word), None)
-    return before is not None and (before.low in REQUEST_NOUNS or before.low in RELATIVES)
+    j = i - 1
+    while j >= 0 and not toks[j].word:  # (only the marks right before it: linear over a question)
+        j -= 1
+    return j >= 0 and (toks[j].low in REQUEST_NOUNS or toks[j].low in RELATIVES)
 
 
 def _opens_clause(toks: list[Tok], i: int) -> bool:

@@ -197,7 +197,7 @@ class FacetMatcher:
         if loose:  # (one facet: its dense pool has the similarities that matter)
             self.facet_pools.similarities(facets, pools, list(papers))
         texts = [p.abstract for p in papers.values()]
-        variants_of = [spellings(f.all_spellings(), texts) for f in [*facets, *optional]]
+        variants_of = [self._variants(f, texts) for f in [*facets, *optional]]
         kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
         topic = content_stems(" ".join(f.alternatives[0] for f in facets))
         out = []
@@ -229,6 +229,14 @@ class FacetMatcher:
             place = Ranked(r.rank, r.gap, r.similarity) if r else Ranked()
             out.append(CandidateEvidence(pid, evs, opt, place, score, sentences, pid in pooled))
         return out, papers
+
+    def _variants(self, facet: Facet, texts: list[str]) -> dict[str, list[str]]:
+        """Each spelling's forms that state it: those :func:`~rag.decide.acronyms.spellings` reads in the texts, and
+        the ways the corpus writes it with a word apart or two words as one (:meth:`FacetPools.written`)."""
+        out = spellings(facet.all_spellings(), texts)
+        for s, forms in self.facet_pools.written(facet.all_spellings()).items():
+            out[s] = list(dict.fromkeys([*out.get(s, [s]), *forms]))
+        return out
 
     def _large(
         self, facets: list[Facet], cores: list[list[str]], pools: list[Pool], filters: Filters | None, loose: bool,

@@ -18,6 +18,7 @@ from askpapers.rag.retrieve.index import Index
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet
 from askpapers.vectorstore.text import (
+    RESPELLINGS,
     STOPWORDS,
     respelled,
     same_term,
@@ -94,9 +95,12 @@ class FacetPools:
         found = self.index.phrase_ids(facet.all_spellings(), filters)
         if other := [*respelled(facet.all_spellings()), *self.written_apart(facet.all_spellings())]:
             found |= self.index.phrase_ids(other, filters)
-        # ... and written as one word ("finetuning" of "fine-tuning")
+        # ... and written as one word ("finetuning" of "fine-tuning"), or with a word of it written apart or two
+        # written as one ("multi agent reinforcement learning" of "multiagent reinforcement learning")
         if joined := ["".join(t) for s in facet.all_spellings() if len(t := tokens(s)) > 1]:
             found |= self.index.phrase_ids(joined, filters)
+        if apart := [v for forms in self.written(facet.all_spellings()).values() for v in forms]:
+            found |= self.index.phrase_ids(apart, filters)
         extra = self.defined_forms(facet, filters)
         if extra:
             found |= self.index.phrase_ids(extra, filters)
@@ -127,6 +131,7 @@ class FacetPools:
         the words as written, from the forms its vocabulary holds; not restricted by ``filters`` (they choose
         the acronyms read). None when a spelling's words take too many forms to ask for (:data:`SURFACE_PHRASES`)."""
         forms = list(dict.fromkeys([*facet.all_spellings(), *self.defined_forms(facet, filters), *cores]))
+        forms += [v for vs in self.written(facet.all_spellings()).values() for v in vs if v not in forms]
         words = [tokens(f) for f in forms]
         joined = ["".join(w) for w in words if len(w) > 1]
         held = [[w for w in tokens(s) if w not in STOPWORDS and w not in RELATIONAL] for s in forms] if loose else []
@@ -141,6 +146,24 @@ class FacetPools:
         if loose:
             found |= self.index.surface_ids([[same[w] for w in ws] for ws in held if ws], in_a_row=False)
         return found
+
+    def written(self, phrases: Sequence[str]) -> dict[str, list[str]]:
+        """Each phrase of several words written another way the corpus states: a word of it as two words the
+        corpus uses, or two of its words as one ("multi agent reinforcement learning" of "multiagent reinforcement
+        learning", and the other way round), at most :data:`~vectorstore.text.RESPELLINGS` each."""
+        out: dict[str, list[str]] = {}
+        for phrase in phrases:
+            words = tokens(phrase)
+            if len(words) < 2:
+                continue
+            parts = [(i, a, b) for i, w in enumerate(words) for a, b in splits(w)]
+            pairs = [(i, words[i] + words[i + 1]) for i in range(len(words) - 1)]
+            used = self.index.word_df(sorted({x for _, a, b in parts for x in (a, b)} | {j for _, j in pairs}))
+            forms = [" ".join([*words[:i], a, b, *words[i + 1 :]]) for i, a, b in parts if used.get(a) and used.get(b)]
+            forms += [" ".join([*words[:i], j, *words[i + 2 :]]) for i, j in pairs if used.get(j)]
+            if kept := [f for f in forms if self.index.phrase_count(f) > 0][:RESPELLINGS]:
+                out[phrase] = kept
+        return out
 
     def written_apart(self, phrases: Sequence[str]) -> list[str]:
         """The one-word phrases written as two words the corpus uses ("fine tuning" of "finetuning", "multi agent"

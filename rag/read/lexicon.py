@@ -17,7 +17,7 @@ from typing import Protocol
 from askpapers.rag.retrieve.index import LexicalStats
 from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
-from askpapers.vectorstore.text import respelled, same_term, spelled, spelling_forms, stem
+from askpapers.vectorstore.text import RESPELLINGS, respelled, same_term, spelled, spelling_forms, splits, stem, tokens
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 # a word at least this frequent in general English (wordfreq's Zipf scale: once per million words) is a real word,
@@ -37,6 +37,9 @@ class Lexicon(Protocol):
 
     def phrase_df(self, phrase: str) -> int:
         """Papers that state the phrase (consecutive words, compared on stems)."""
+
+    def written(self, phrase: str) -> list[str]:
+        """The phrase written another way that the corpus states ("multi agent" of "multiagent")."""
 
     def both_df(self, a: str, b: str) -> int:
         """Papers that state both phrases."""
@@ -148,8 +151,35 @@ class CorpusLexicon:
         if n is None:  # (in any spelling: "bayesian optimisation" is stated as often as "bayesian optimization")
             other = respelled([key])
             n = self.index.facet_count([[key, *other]]) if other else self.index.phrase_count(key)
+            if n == 0 and (apart := self._written(key)):  # (a phrase never written so, as the corpus writes it:
+                n = self.index.facet_count([apart])  # "multiagent reinforcement learning", "multi-agent ...")
             self._phrases.put(key, n)
         return n
+
+    def written(self, phrase: str) -> list[str]:
+        """The phrase written another way that the corpus states: a word as two, two words as one (see
+        :meth:`_written`)."""
+        self._fresh()
+        out = []
+        for form in self._written(" ".join(phrase.lower().split())):
+            n = self._phrases.get(f"as written\0{form}")
+            if n is None:
+                n = self.index.phrase_count(form)
+                self._phrases.put(f"as written\0{form}", n)
+            if n > 0:
+                out.append(form)
+        return out
+
+    def _written(self, phrase: str) -> list[str]:
+        """The phrase with a word written as two the corpus uses ("multi agent" of "multiagent"), or two words
+        written as one it uses ("multiagent" of "multi agent"), at most :data:`~vectorstore.text.RESPELLINGS`."""
+        words = tokens(phrase)
+        parts = [(i, a, b) for i, w in enumerate(words) for a, b in splits(w)]
+        pairs = [(i, words[i] + words[i + 1]) for i in range(len(words) - 1)]
+        self.prime([x for _, a, b in parts for x in (a, b)] + [j for _, j in pairs])
+        out = [" ".join([*words[:i], a, b, *words[i + 1 :]]) for i, a, b in parts if self.df(a) and self.df(b)]
+        out += [" ".join([*words[:i], j, *words[i + 2 :]]) for i, j in pairs if self.df(j)]
+        return out[:RESPELLINGS]
 
     def both_df(self, a: str, b: str) -> int:
         self._fresh()

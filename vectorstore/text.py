@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import Stemmer  # PyStemmer: Snowball's C stemmers
@@ -299,6 +299,24 @@ SPLIT_MIN = 3  # letters of each part of a word written as two ("fine tuning", "
 def splits(word: str) -> list[tuple[str, str]]:
     """The ways to write ``word`` as two words of at least :data:`SPLIT_MIN` letters each ("fine", "tuning")."""
     return [(word[:i], word[i:]) for i in range(SPLIT_MIN, len(word) - SPLIT_MIN + 1)]
+
+
+def written_forms(words: Sequence[str], used: Callable[[str], bool]) -> list[str]:
+    """A phrase's words written another way, as phrases: one word as two (:func:`splits`), or two adjacent words as
+    one, where ``used`` says the corpus uses each new word ("multi agent reinforcement learning" of "multiagent
+    reinforcement learning", and the other way round)."""
+    words = list(words)
+    apart = [" ".join([*words[:i], a, b, *words[i + 1 :]]) for i, w in enumerate(words) for a, b in splits(w)
+             if used(a) and used(b)]  # fmt: skip
+    joined = [" ".join([*words[:i], j, *words[i + 2 :]]) for i in range(len(words) - 1)
+              if used(j := words[i] + words[i + 1])]  # fmt: skip
+    return apart + joined
+
+
+def term_stems(word: str) -> set[str]:
+    """The stems of a word's forms that :func:`same_term` may take for it: its spellings (:func:`spelling_forms`)
+    and the form :func:`spelled` maps it to."""
+    return {stem(w) for w in [*spelling_forms(word), spelled(word)]}
 
 
 def _suffix(word: str, root: str) -> str:

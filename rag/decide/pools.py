@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import replace
+from itertools import pairwise
 
 from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
@@ -22,12 +23,11 @@ from askpapers.vectorstore.text import (
     STOPWORDS,
     respelled,
     same_term,
-    spelled,
-    spelling_forms,
     splits,
-    stem,
     stems,
+    term_stems,
     tokens,
+    written_forms,
 )
 from askpapers.vectorstore.types import ChunkHit, Filters
 
@@ -43,6 +43,7 @@ JARGON_ZIPF = 2.5
 VAGUE = (
     GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
 )
+WRITTEN_CACHE = 256  # facets' other writings kept (see FacetPools.written)
 SURFACE_FORMS = 12  # a word's forms the surface search asks for (a phrase's choices multiply: see _bounded)
 SURFACE_PHRASES = 512  # phrases one spelling may expand to (3 words of 8 forms each); one with more is not asked
 Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
@@ -67,6 +68,7 @@ class FacetPools:
     def __init__(self, index: Index, rule: AnswerSettings) -> None:
         self.index = index
         self.rule = rule
+        self._written: dict[tuple[str, tuple[str, ...]], dict[str, list[str]]] = {}  # (see written)
 
     def dense(self, facet: Facet, filters: Filters | None, within: list[str] | None) -> dict[str, ChunkHit]:
         """Each paper's most similar chunk to any of the facet's first spellings."""
@@ -150,19 +152,24 @@ class FacetPools:
     def written(self, phrases: Sequence[str]) -> dict[str, list[str]]:
         """Each phrase of several words written another way the corpus states: a word of it as two words the
         corpus uses, or two of its words as one ("multi agent reinforcement learning" of "multiagent reinforcement
-        learning", and the other way round), at most :data:`~vectorstore.text.RESPELLINGS` each."""
+        learning", and the other way round), at most :data:`~vectorstore.text.RESPELLINGS` each. (The pool, the
+        matcher's variants and the count of a large set all ask: looked up once per phrases and store revision.)"""
+        key = (self.index.seen_revision, tuple(phrases))
+        if (got := self._written.get(key)) is not None:
+            return got
         out: dict[str, list[str]] = {}
         for phrase in phrases:
             words = tokens(phrase)
             if len(words) < 2:
                 continue
-            parts = [(i, a, b) for i, w in enumerate(words) for a, b in splits(w)]
-            pairs = [(i, words[i] + words[i + 1]) for i in range(len(words) - 1)]
-            used = self.index.word_df(sorted({x for _, a, b in parts for x in (a, b)} | {j for _, j in pairs}))
-            forms = [" ".join([*words[:i], a, b, *words[i + 1 :]]) for i, a, b in parts if used.get(a) and used.get(b)]
-            forms += [" ".join([*words[:i], j, *words[i + 2 :]]) for i, j in pairs if used.get(j)]
+            asked = {x for w in words for ab in splits(w) for x in ab} | {a + b for a, b in pairwise(words)}
+            used = self.index.word_df(sorted(asked))
+            forms = written_forms(words, used.__contains__)  # (word_df leaves out the words the corpus never uses)
             if kept := [f for f in forms if self.index.phrase_count(f) > 0][:RESPELLINGS]:
                 out[phrase] = kept
+        if len(self._written) >= WRITTEN_CACHE:
+            self._written.clear()
+        self._written[key] = out
         return out
 
     def written_apart(self, phrases: Sequence[str]) -> list[str]:
@@ -180,7 +187,7 @@ class FacetPools:
     def same_terms(self, words: set[str]) -> dict[str, list[str]]:
         """Each word's forms in the corpus vocabulary that are the same term (the word itself first), most used
         first, at most :data:`SURFACE_FORMS`."""
-        keys = {w: {stem(f) for f in [*spelling_forms(w), spelled(w)]} for w in words}
+        keys = {w: term_stems(w) for w in words}
         vocab = self.index.words_with_stems(sorted({k for ks in keys.values() for k in ks}))
         by_df = [v for v, _ in sorted(vocab, key=lambda x: (-x[1], x[0]))]
         return {w: list(dict.fromkeys([w, *(v for v in by_df if same_term(w, v))]))[:SURFACE_FORMS] for w in words}

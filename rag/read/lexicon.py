@@ -12,12 +12,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import pairwise
 from typing import Protocol
 
 from askpapers.rag.retrieve.index import LexicalStats
 from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
-from askpapers.vectorstore.text import RESPELLINGS, respelled, same_term, spelled, spelling_forms, splits, stem, tokens
+from askpapers.vectorstore.text import RESPELLINGS, respelled, same_term, splits, term_stems, tokens, written_forms
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 # a word at least this frequent in general English (wordfreq's Zipf scale: once per million words) is a real word,
@@ -37,9 +38,6 @@ class Lexicon(Protocol):
 
     def phrase_df(self, phrase: str) -> int:
         """Papers that state the phrase (consecutive words, compared on stems)."""
-
-    def written(self, phrase: str) -> list[str]:
-        """The phrase written another way that the corpus states ("multi agent" of "multiagent")."""
 
     def both_df(self, a: str, b: str) -> int:
         """Papers that state both phrases."""
@@ -156,30 +154,12 @@ class CorpusLexicon:
             self._phrases.put(key, n)
         return n
 
-    def written(self, phrase: str) -> list[str]:
-        """The phrase written another way that the corpus states: a word as two, two words as one (see
-        :meth:`_written`)."""
-        self._fresh()
-        out = []
-        for form in self._written(" ".join(phrase.lower().split())):
-            n = self._phrases.get(f"as written\0{form}")
-            if n is None:
-                n = self.index.phrase_count(form)
-                self._phrases.put(f"as written\0{form}", n)
-            if n > 0:
-                out.append(form)
-        return out
-
     def _written(self, phrase: str) -> list[str]:
         """The phrase with a word written as two the corpus uses ("multi agent" of "multiagent"), or two words
         written as one it uses ("multiagent" of "multi agent"), at most :data:`~vectorstore.text.RESPELLINGS`."""
         words = tokens(phrase)
-        parts = [(i, a, b) for i, w in enumerate(words) for a, b in splits(w)]
-        pairs = [(i, words[i] + words[i + 1]) for i in range(len(words) - 1)]
-        self.prime([x for _, a, b in parts for x in (a, b)] + [j for _, j in pairs])
-        out = [" ".join([*words[:i], a, b, *words[i + 1 :]]) for i, a, b in parts if self.df(a) and self.df(b)]
-        out += [" ".join([*words[:i], j, *words[i + 2 :]]) for i, j in pairs if self.df(j)]
-        return out[:RESPELLINGS]
+        self.prime([x for w in words for ab in splits(w) for x in ab] + [a + b for a, b in pairwise(words)])
+        return written_forms(words, lambda w: self.df(w) > 0)[:RESPELLINGS]
 
     def both_df(self, a: str, b: str) -> int:
         self._fresh()
@@ -192,8 +172,7 @@ class CorpusLexicon:
 
     def family(self, word: str) -> list[str]:
         self._fresh()
-        stems = {stem(w) for w in [*spelling_forms(word), spelled(word)]}
-        words = self.index.words_with_stems(list(stems))
+        words = self.index.words_with_stems(sorted(term_stems(word)))
         return [w for w, _ in sorted(words, key=lambda x: -x[1]) if same_term(word, w)]
 
     def known(self, word: str) -> bool:

@@ -84,6 +84,26 @@ def make_settings(data_dir: Path, collection: str = "askpapers", llm=None):  # t
     )
 
 
+def memory_app(root: Path, papers: dict[str, tuple[str, str]], embedder: Any) -> Any:
+    """The facade over these papers (id: (title, abstract)) in an in-memory index, read from a JSONL file as an
+    ingest reads it (the matcher reads papers through the index interface alone)."""
+    import json
+
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.retrieve.memory_index import MemoryIndex
+
+    rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in papers.items()]
+    (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    index = MemoryIndex.from_files([root / "papers.jsonl"], embedder)
+    assert index.count() == len(rows)
+    return AskPapers(make_settings(root / "store"), index=index)
+
+
+def with_filler(papers: dict[str, tuple[str, str]], filler: list[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """The papers, then the filler papers under ids f-0, f-1, ..."""
+    return {**papers, **{f"f-{i}": tf for i, tf in enumerate(filler)}}
+
+
 @pytest.fixture(scope="session")
 def corpus_settings(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     """Settings of a store holding the 38 bundled abstracts (built once per session)."""

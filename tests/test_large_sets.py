@@ -6,7 +6,6 @@ every set made "large"."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -14,9 +13,9 @@ import pytest
 from askpapers.rag.decide import match
 from askpapers.rag.decide.match import FacetMatcher
 from askpapers.rag.decide.membership import shipped
-from askpapers.rag.retrieve.memory_index import MemoryIndex
-from tests.conftest import make_settings
+from tests.conftest import memory_app, with_filler
 from tests.test_match import FILLER, PAPERS
+from tests.test_spellings import PAPERS as SPELLINGS
 
 # words of one stem in other senses: "transformers" is not "transformation", "transform" or "transforms"
 EXTRA = {
@@ -24,14 +23,8 @@ EXTRA = {
     "tf-vision": ("Vision transformer pretraining", "A vision transformer learns from masked patches."),
     "tf-tabular": ("Data transformation pipelines", "A learned transformation of tabular features helps boosting."),
     "tf-coding": ("Transform coding of images", "We transform images with learned transforms before compression."),
-    # British spellings: the same term as the American ones ("optimisation" of "optimization")
-    "bo-us": ("Bayesian optimization of chemistry", "Bayesian optimization finds reaction conditions in few trials."),
-    "bo-uk": ("Batch Bayesian optimisation", "We run Bayesian optimisation with batches of parallel experiments."),
-    "bo-uk2": ("Bayesian optimisation for robots", "Gait parameters are tuned by Bayesian optimisation on hardware."),
-    # a compound written as one word, hyphenated or as two
-    "ft-hyphen": ("Sparse fine-tuning", "Fine-tuning only a few weights keeps the base model intact."),
-    "ft-joined": ("Finetuning with adapters", "We study finetuning of large models with adapters."),
-    "ft-apart": ("Robust fine tuning", "Fine tuning on noisy labels with a robust loss."),
+    # British and American spellings, compounds written as one word, hyphenated or apart (tests/test_spellings.py)
+    **SPELLINGS,
 }
 QUESTIONS = [
     "Which papers build generative models with variational inference?",
@@ -59,14 +52,7 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    from askpapers.rag.api import AskPapers
-
-    root = tmp_path_factory.mktemp("large")
-    rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in {**PAPERS, **EXTRA}.items()]
-    rows += [{"id": f"f-{i}", "title": t, "abstract": a} for i, (t, a) in enumerate(FILLER)]
-    (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    index = MemoryIndex.from_files([root / "papers.jsonl"], embedder)
-    return AskPapers(make_settings(root / "store"), index=index)
+    return memory_app(tmp_path_factory.mktemp("large"), with_filler({**PAPERS, **EXTRA}, FILLER), embedder)
 
 
 def test_a_large_set_is_the_set_of_reading_every_candidate(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:

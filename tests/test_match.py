@@ -3,12 +3,11 @@ judged by the corpus's own counts, and relational compounds ("language-guided") 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from tests.conftest import make_settings
+from tests.conftest import memory_app, with_filler
 
 VI = "vi-1"  # states both facets: generative models, and variational inference
 INFERENCE_ONLY = [f"inf-{i}" for i in range(6)]  # generative models, and "inference" in another sense
@@ -128,16 +127,7 @@ FILLER = [
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     """The facade over the corpus in memory (the matcher reads papers through the index interface alone)."""
-    from askpapers.rag.api import AskPapers
-    from askpapers.rag.retrieve.memory_index import MemoryIndex
-
-    root = tmp_path_factory.mktemp("match")
-    rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in PAPERS.items()]
-    rows += [{"id": f"f-{i}", "title": t, "abstract": a} for i, (t, a) in enumerate(FILLER)]
-    (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    index = MemoryIndex.from_files([root / "papers.jsonl"], embedder)
-    assert index.count() == len(rows)
-    return AskPapers(make_settings(root / "store"), index=index)
+    return memory_app(tmp_path_factory.mktemp("match"), with_filler(PAPERS, FILLER), embedder)
 
 
 def cited(app: Any, question: str) -> set[str]:

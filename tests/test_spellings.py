@@ -5,7 +5,6 @@ searches, not only through embeddings."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from askpapers.rag.decide.match import FacetMatcher
 from askpapers.rag.decide.membership import shipped
 from askpapers.vectorstore.text import respelled, spelling_forms
-from tests.conftest import make_settings
+from tests.conftest import memory_app, with_filler
 from tests.test_match import FILLER
 
 PAPERS = {
@@ -49,14 +48,7 @@ def test_spelling_forms_and_respelled_phrases() -> None:
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
-    from askpapers.rag.api import AskPapers
-    from askpapers.rag.retrieve.memory_index import MemoryIndex
-
-    root = tmp_path_factory.mktemp("spellings")
-    rows = [{"id": pid, "title": t, "abstract": a} for pid, (t, a) in PAPERS.items()]
-    rows += [{"id": f"f-{i}", "title": t, "abstract": a} for i, (t, a) in enumerate(FILLER)]
-    (root / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    return AskPapers(make_settings(root / "store"), index=MemoryIndex.from_files([root / "papers.jsonl"], embedder))
+    return memory_app(tmp_path_factory.mktemp("spellings"), with_filler(PAPERS, FILLER), embedder)
 
 
 @pytest.mark.parametrize(

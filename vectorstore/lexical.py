@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from askpapers.vectorstore import bm25
 from askpapers.vectorstore.config import StoreSettings
 from askpapers.vectorstore.features import DocText, encode
 from askpapers.vectorstore.store import Store
@@ -34,7 +35,8 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"  # FTS5's tokenizer for titles
 # digits), without stems, so that a query can ask for the forms a phrase's words take ("transformer",
 # "transformers") and not every word of their stem ("transform", "transformation").
 SURFACE_TOKENIZE = "unicode61 remove_diacritics 0"
-_SCHEMA = f"""
+_SCHEMA = (
+    f"""
 CREATE VIRTUAL TABLE papers USING fts5(
     paper_id UNINDEXED, title, abstract, venue UNINDEXED, year UNINDEXED, has_code UNINDEXED,
     tokenize = '{TOKENIZE}'
@@ -50,6 +52,8 @@ CREATE TABLE listing(rowid INTEGER PRIMARY KEY, paper_id TEXT NOT NULL, title TE
 CREATE TABLE records(rowid INTEGER PRIMARY KEY, data TEXT NOT NULL);
 CREATE TABLE vectors(rowid INTEGER PRIMARY KEY, paper BLOB NOT NULL, chunks BLOB NOT NULL);
 """
+    + bm25.SCHEMA
+)
 # A source of stored embeddings: the paper vectors and the chunk vectors (rows in chunk order) of these papers, as
 # Store.paper_vectors and Store.chunk_vectors read them from Chroma.
 VectorSource = Callable[[list[str]], tuple[dict[str, np.ndarray], dict[str, np.ndarray]]]
@@ -158,7 +162,7 @@ def common_words(words: Iterable[str], papers_with: Callable[[str], int], n: int
 # cost 6 ms per 250 papers at 50k)
 # the surface table (the words as written, without the text: papers stating a phrase in the forms the matcher
 # accepts are counted from it, not read one by one)
-FORMAT = "9"
+FORMAT = "10"
 
 
 def rowid_of(paper_id: str) -> int:
@@ -232,6 +236,7 @@ class LexicalIndex:
         self._lock = threading.Lock()
         self._counted: dict[str, int] = {}  # papers holding a common word (FTS5's count), for _counted_key
         self._counted_key: tuple[int, str, int] | None = None
+        self._bm25: tuple[tuple[int, str, str], bm25.Reader] | None = None  # (index revision, its postings' reader)
 
     def _conn(self) -> sqlite3.Connection | None:
         if not self.path.exists():
@@ -292,8 +297,10 @@ class LexicalIndex:
             counts: Counter[str] = Counter()
             venues: set[str] = set()
             years: set[int] = set()
+            postings = bm25.Builder(TOKENIZE)
             for chunk in _batches(papers, 2000):
                 batch = [_row(p) for p in chunk]
+                postings.add([(r[0], r[2], r[3]) for r in batch])
                 venues.update(p.venue for p in chunk if p.venue)
                 years.update(p.year for p in chunk if p.year is not None)
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
@@ -308,6 +315,7 @@ class LexicalIndex:
                 for row in batch:
                     counts.update(indexed_words(row[2], row[3]))
             _count_words(conn, counts)
+            postings.write(conn)
             n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
             meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), ("format", FORMAT),
                     *_facets_meta(venues, years)]  # fmt: skip
@@ -338,6 +346,10 @@ class LexicalIndex:
                 n = int(known) if known.isdigit() else int(conn.execute("SELECT count(*) FROM listing").fetchone()[0])
                 venues, years = _facets_of(meta_now)
                 replaced = False
+                # the BM25 postings' new rows, and the texts of those they replace (as indexed before this update)
+                added: list[tuple[int, str, str]] = []
+                gone: dict[int, tuple[str, str]] = {}
+                written: set[int] = set()
                 for chunk in _batches(papers, 2000):
                     batch = [_row(p) for p in chunk]
                     counts: Counter[str] = Counter()
@@ -345,6 +357,8 @@ class LexicalIndex:
                         old = conn.execute("SELECT title, abstract FROM papers WHERE rowid = ?", (r[0],)).fetchone()
                         if old is not None:
                             counts.subtract(indexed_words(old[0], old[1]))
+                            if r[0] not in gone and r[0] not in written:
+                                gone[r[0]] = (old[0], old[1])
                             # (a table without its text forgets a row given the text it was indexed with)
                             conn.execute("INSERT INTO surface(surface, rowid, title, abstract) "
                                          "VALUES ('delete', ?, ?, ?)", (r[0], old[0], old[1]))  # fmt: skip
@@ -352,6 +366,8 @@ class LexicalIndex:
                         else:
                             n += 1
                         counts.update(indexed_words(r[2], r[3]))
+                    added += [(r[0], r[2], r[3]) for r in batch]
+                    written.update(r[0] for r in batch)
                     if venues is not None and years is not None:
                         venues.update(p.venue for p in chunk if p.venue)
                         years.update(p.year for p in chunk if p.year is not None)
@@ -367,6 +383,7 @@ class LexicalIndex:
                     if vectors is not None:
                         rows = _vector_rows([p.paper_id for p in chunk], vectors)
                         conn.executemany("INSERT INTO vectors VALUES (?,?,?)", rows)
+                bm25.update(conn, TOKENIZE, added, gone.values())
                 # (a replaced paper may have taken the last paper of its venue or year away: counted again then)
                 if replaced or venues is None or years is None:
                     venues, years = _scanned_facets(conn)
@@ -533,7 +550,37 @@ class LexicalIndex:
         """(paper_id, bm25 score; higher is better) for the best ``n`` papers with any of the query's words that
         score (words at least half the papers hold are left out: :func:`common_words`)."""
         words = query_words(query)
-        return self._match(match_expression(query, leave_out=self._common(words)), n, filters)
+        leave_out = self._common(words)
+        if filters is None or filters.empty:
+            scored = self._bm25_search([w for w in words[:32] if w not in leave_out], n)
+            if scored is not None:
+                return scored
+        return self._match(match_expression(query, leave_out=leave_out), n, filters)
+
+    def _reader(self, conn: sqlite3.Connection) -> bm25.Reader:
+        """The BM25 postings' reader of the index's current revision (loaded once per revision)."""
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('revision', 'count')").fetchall())
+        key = (self._local.ino, meta.get("revision", ""), meta.get("count", ""))
+        with self._lock:
+            if self._bm25 is not None and self._bm25[0] == key:
+                return self._bm25[1]
+        reader = bm25.Reader(conn)
+        with self._lock:
+            self._bm25 = (key, reader)
+        return reader
+
+    def _terms(self, words: list[str]) -> list[str] | None:
+        """The term FTS5 searches for each word; None when a word is not one term (FTS5 then searches it)."""
+        terms = bm25.query_terms(words, TOKENIZE)
+        return None if any(len(t) != 1 for t in terms) else [t[0] for t in terms]
+
+    def _bm25_search(self, words: list[str], n: int) -> list[tuple[str, float]] | None:
+        """:meth:`search` over the postings: FTS5's scores and order, without its cost per matching paper."""
+        conn = self._conn()
+        terms = self._terms(words)
+        if conn is None or terms is None:
+            return None
+        return _with_ids(conn, self._reader(conn).search(conn, terms, n) if terms else [])
 
     def _common(self, words: list[str]) -> set[str]:
         """:func:`common_words` as FTS5 counts them. Only a word whose family (the corpus words of its stem) is
@@ -612,6 +659,10 @@ class LexicalIndex:
         if not expr or conn is None or not paper_ids:
             return {}
         rowids = {rowid_of(pid): pid for pid in paper_ids}
+        terms = self._terms(query_words(query)[:32])
+        if terms is not None:
+            got = self._reader(conn).field_scores(conn, terms, list(rowids))
+            return {rowids[r]: s for r, s in got.items()}
         marks = ",".join("?" * len(rowids))
         sql = (
             "SELECT rowid, bm25(papers, 0, 1.0, 1.0), bm25(papers, 0, 1.0, 0.0), bm25(papers, 0, 0.0, 1.0) "
@@ -640,13 +691,16 @@ class LexicalIndex:
                               filters)  # fmt: skip
         sql += " ORDER BY s LIMIT ?"
         args.append(n)
-        ranked = conn.execute(sql, args).fetchall()
-        if not ranked:
-            return []
-        marks = ",".join("?" * len(ranked))
-        rows = conn.execute(f"SELECT rowid, paper_id FROM listing WHERE rowid IN ({marks})", [r for r, _ in ranked])
-        ids = dict(rows)
-        return [(str(ids[r]), -float(s)) for r, s in ranked if r in ids]
+        return _with_ids(conn, [(r, -float(s)) for r, s in conn.execute(sql, args).fetchall()])
+
+
+def _with_ids(conn: sqlite3.Connection, ranked: list[tuple[int, float]]) -> list[tuple[str, float]]:
+    """(paper id, score) for ranked (row id, score): the ids of these rows only, looked up in the listing."""
+    if not ranked:
+        return []
+    marks = ",".join("?" * len(ranked))
+    ids = dict(conn.execute(f"SELECT rowid, paper_id FROM listing WHERE rowid IN ({marks})", [r for r, _ in ranked]))
+    return [(str(ids[r]), s) for r, s in ranked if r in ids]
 
 
 def _filtered(sql: str, expr: str, filters: Filters | None) -> tuple[str, list[Any]]:

@@ -1,0 +1,109 @@
+"""BM25 over the index's own postings (vectorstore.bm25) gives FTS5's bm25() scores to the bit, in FTS5's order,
+after a rebuild and after updates that add and replace papers; a search without filters reads the postings and
+never asks FTS5 to score (FTS5's cost grows with every paper holding a word), and a filtered one still does."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from askpapers.vectorstore import bm25
+from askpapers.vectorstore.lexical import LexicalIndex, match_expression, rowid_of
+from askpapers.vectorstore.types import Filters, Paper
+
+VOCABULARY = ("graph neural network networks networked diffusion model models modelling policy reinforcement learning "
+              "learned learner optimisation optimization bandit regret kernel kernels transformer attention sparse "
+              "sparsity robust robustness quokka café naïve")  # fmt: skip
+WORDS = VOCABULARY.split()
+QUERIES = ["graph neural networks", "diffusion models for reinforcement learning", "network networks networked",
+           "regret of bandit kernels", "café naïve robustness", "quokka", "attention is sparse",
+           "optimisation optimization learner"]  # fmt: skip
+
+
+def _papers(rng: random.Random, n: int, prefix: str = "p") -> list[Paper]:
+    return [Paper(paper_id=f"{prefix}{i}", title=" ".join(rng.choices(WORDS, k=rng.randint(0, 7))),
+                  abstract=" ".join(rng.choices(WORDS, k=rng.randint(3, 90))) + ".", venue="V", year=2020 + i % 3)
+            for i in range(n)]  # fmt: skip
+
+
+def _fts(path: Path, query: str, n: int) -> list[tuple[str, float]]:
+    """FTS5's own ranking of the query's words: bm25() over every matching paper."""
+    conn = sqlite3.connect(path)
+    try:
+        sql = ("SELECT paper_id, bm25(papers, 0, 1.0, 1.0) AS s FROM papers WHERE papers MATCH ? "
+               "ORDER BY s, rowid LIMIT ?")  # fmt: skip
+        return [(str(p), -float(s)) for p, s in conn.execute(sql, (match_expression(query), n))]
+    finally:
+        conn.close()
+
+
+def _fts_fields(path: Path, query: str, ids: list[str]) -> dict[str, tuple[float, float, float]]:
+    conn = sqlite3.connect(path)
+    try:
+        sql = ("SELECT paper_id, bm25(papers, 0, 1.0, 1.0), bm25(papers, 0, 1.0, 0.0), bm25(papers, 0, 0.0, 1.0) "
+               f"FROM papers WHERE papers MATCH ? AND paper_id IN ({','.join('?' * len(ids))})")  # fmt: skip
+        return {str(p): (-a, -t, -b) for p, a, t, b in conn.execute(sql, [match_expression(query), *ids])}
+    finally:
+        conn.close()
+
+
+def _agrees(index: LexicalIndex, n: int = 25) -> None:
+    for q in QUERIES:
+        assert index.search(q, n) == _fts(index.path, q, n), q
+        ids = [pid for pid, _ in _fts(index.path, q, 40)] + ["nobody"]
+        assert index.field_scores(q, ids) == _fts_fields(index.path, q, ids), q
+
+
+def test_scores_and_order_are_fts5s_after_a_rebuild(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(random.Random(1), 300), "r1")
+    _agrees(index)
+    assert len(index.search("graph neural networks", 1000)) == len(_fts(index.path, "graph neural networks", 1000))
+
+
+def test_scores_stay_fts5s_through_updates_that_add_and_replace(tmp_path: Path) -> None:
+    rng = random.Random(2)
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(rng, 200), "r1")
+    # new papers and papers replaced, then some of them replaced again, then one more time
+    index.update(_papers(rng, 40, "q") + _papers(rng, 30), "r2", since=1.0)
+    _agrees(index)
+    index.update(_papers(rng, 5) + _papers(rng, 20, "s"), "r3", since=2.0)
+    _agrees(index)
+    index.update([Paper(paper_id="p3", title="Quokka", abstract="A quokka, a quokka and a kernel.")], "r4", since=3.0)
+    _agrees(index)
+    assert index.search("quokka", 1)[0][0] == "p3"
+
+
+def test_a_search_reads_postings_and_a_filtered_one_asks_fts5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(random.Random(3), 100), "r1")
+    expected = _fts(index.path, "kernel regret", 10)
+    asked: list[str] = []
+    scored = LexicalIndex._match
+
+    def counted(self: LexicalIndex, expr: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
+        asked.append(expr)
+        return scored(self, expr, n, filters)
+
+    monkeypatch.setattr(LexicalIndex, "_match", counted)
+    assert index.search("kernel regret", 10) == expected and asked == []
+    filtered = index.search("kernel regret", 10, Filters(year=2021))
+    assert asked and filtered and all(int(pid[1:]) % 3 == 1 for pid, _ in filtered)
+
+
+def test_the_reader_maps_row_ids_to_live_papers_only(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(random.Random(4), 10), "r1")
+    index.update(_papers(random.Random(5), 3), "r2", since=1.0)  # p0..p2 replaced: new numbers, old ones dead
+    conn = sqlite3.connect(index.path)
+    try:
+        reader = bm25.Reader(conn)
+        numbers = reader.numbers([rowid_of("p0"), rowid_of("p9"), rowid_of("nobody")])
+        assert reader.n == 10 and len(reader.rowids) == 13
+        assert numbers.tolist()[1:] == [9, -1] and numbers[0] >= 10 and reader.alive[numbers[0]]
+    finally:
+        conn.close()

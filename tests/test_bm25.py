@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from askpapers.vectorstore import bm25
-from askpapers.vectorstore.lexical import LexicalIndex, match_expression, rowid_of
+from askpapers.vectorstore.lexical import (
+    LexicalIndex,
+    all_words_expression,
+    match_expression,
+    phrase_expression,
+    rowid_of,
+)
 from askpapers.vectorstore.types import Filters, Paper
 
 VOCABULARY = ("graph neural network networks networked diffusion model models modelling policy reinforcement learning "
@@ -50,11 +56,33 @@ def _fts_fields(path: Path, query: str, ids: list[str]) -> dict[str, tuple[float
         conn.close()
 
 
+PHRASES = [["graph neural network", "neural networks"], ["reinforcement learning"], ["model model", "modelling"],
+           ["café naïve", "naive cafe", "the quokka"], ["sparse attention transformer", "robust kernel"],
+           ["learned learner learning"], ["bandit regret", "kernel"]]  # fmt: skip
+
+
+def _ordered(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """FTS5's ranking with ties put in row id order, as the postings put them."""
+    return sorted(ranked, key=lambda r: (-r[1], rowid_of(r[0])))
+
+
 def _agrees(index: LexicalIndex, n: int = 25) -> None:
     for q in QUERIES:
         assert index.search(q, n) == _fts(index.path, q, n), q
         ids = [pid for pid, _ in _fts(index.path, q, 40)] + ["nobody"]
         assert index.field_scores(q, ids) == _fts_fields(index.path, q, ids), q
+    for phrases in PHRASES:
+        expr = phrase_expression(phrases)
+        assert index.phrase_ids(phrases) == index._ids(expr, None), phrases
+        assert index.phrase_search(phrases, 1000) == _ordered(index._match(expr, 1000, None)), phrases
+        assert index.phrase_count(phrases[0]) == len(index._ids(phrase_expression(phrases[:1]), None))
+        words = all_words_expression(phrases)
+        assert index.all_words_ids(phrases) == index._ids(words, None), phrases
+        assert index.all_words_search(phrases, 1000) == _ordered(index._match(words, 1000, None)), phrases
+    for facets in zip(PHRASES, PHRASES[1:] + PHRASES[:1], strict=True):
+        both = " AND ".join(f"({phrase_expression(f)})" for f in facets)
+        assert index.facet_count(list(facets)) == len(index._ids(both, None)), facets
+        assert index.facet_search(list(facets), 1000) == _ordered(index._match(both, 1000, None)), facets
 
 
 def test_scores_and_order_are_fts5s_after_a_rebuild(tmp_path: Path) -> None:
@@ -76,6 +104,24 @@ def test_scores_stay_fts5s_through_updates_that_add_and_replace(tmp_path: Path) 
     index.update([Paper(paper_id="p3", title="Quokka", abstract="A quokka, a quokka and a kernel.")], "r4", since=3.0)
     _agrees(index)
     assert index.search("quokka", 1)[0][0] == "p3"
+
+
+def test_segments_of_a_rebuild_and_batches_of_an_update_read_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bm25, "SEGMENT_PAPERS", 2000)  # (a rebuild adds papers 2,000 at a time)
+    monkeypatch.setattr(bm25, "UPDATE_BATCH", 7)
+    rng = random.Random(6)
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(rng, 4100), "r1")  # three segments
+    conn = sqlite3.connect(index.path)
+    try:
+        assert conn.execute("SELECT count(DISTINCT key & 1048575) FROM bm25_postings").fetchone() == (3,)
+    finally:
+        conn.close()
+    _agrees(index)
+    index.update(_papers(rng, 30, "q") + _papers(rng, 12), "r2", since=1.0)
+    _agrees(index)
 
 
 def test_a_search_reads_postings_and_a_filtered_one_asks_fts5(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

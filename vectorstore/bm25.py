@@ -1,20 +1,25 @@
-"""BM25 over postings kept beside the FTS5 table, scored with numpy (issue 25).
+"""BM25 and phrase matching over postings kept beside the FTS5 table, with numpy (issue 25).
 
-FTS5's ``bm25()`` scores every paper that holds a query word, at about 2 µs each: at 200k papers that was a third
-of a first-time search, and it grows with the corpus. The lexical index therefore also keeps each term's postings
-(the papers holding it, with how often the title and the abstract state it) and each paper's length, and a search
-reads the postings of its few terms and scores them with array arithmetic.
+FTS5 costs about 2 µs for every paper that holds a query word or states a phrase (its ``bm25()`` and its position
+lists are read row by row): at 200k papers the BM25 search over a question's words was a third of a first-time
+search, and the phrase lists and counts of the planner and the matcher most of the rest, all growing with the
+corpus. The lexical index therefore also keeps each term's postings (the papers holding it, how often the title and
+the abstract state it, and where) and each paper's length; a query reads its few terms' postings and works on whole
+arrays.
 
-The scores are FTS5's own, to the bit: the terms and their counts come from FTS5's tokenizer (an in-memory FTS5
-table of the same tokenizer, read through ``fts5vocab``), and the formula, its constants and the order of its
-floating-point operations are those of ``fts5Bm25Function`` (SQLite's ``ext/fts5/fts5_aux.c``): for each phrase of
-the query in order, ``idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b * D / avgdl)))`` with
-``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive), ``f`` the weighted count of the term in the
-paper, ``D`` the paper's tokens and ``avgdl`` the mean over the papers.
+Everything is FTS5's own, to the bit. The terms, their counts and positions come from FTS5's tokenizer (an
+in-memory FTS5 table of the same tokenizer, read through ``fts5vocab``); a phrase is its terms at consecutive
+positions of one column; an expression is FTS5's ``OR`` of groups, each an ``AND`` of slots, each an ``OR`` of
+phrases, and a phrase counts towards a paper's score only where its group matches (FTS5 clears the positions of a
+branch that does not). Scores follow ``fts5Bm25Function`` (SQLite's ``ext/fts5/fts5_aux.c``), its constants and the
+order of its floating-point operations: for each phrase in order, ``idf * ((f * (k1 + 1)) / (f + k1 * (1 - b + b *
+D / avgdl)))`` with ``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive), ``f`` the phrase's weighted
+count in the paper, ``n`` the papers stating it, ``D`` the paper's tokens and ``avgdl`` the mean over the papers.
 
-Papers are numbered densely in the order they were indexed; a paper replaced by an update gets a new number and its
-old one is marked dead. An update writes one new segment of postings for each term it touches, so it costs what the
-new papers cost, not what the index holds; a rebuild writes one segment per term.
+Papers are numbered in the order they were indexed; a paper written again gets a new number and its old one is
+marked dead. A rebuild writes a segment of postings per term for every :data:`SEGMENT_PAPERS` papers (so its
+memory stays bounded), an update one segment for each term its papers hold: it costs what the new papers cost, not
+what the index holds.
 """
 
 from __future__ import annotations
@@ -23,28 +28,38 @@ import math
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
-SEGMENT_BITS = 20  # a postings row's key: the term's id shifted by this, plus the segment (an update's number)
-POSTINGS_CACHE = 64 * 2**20  # bytes of decoded postings kept per index revision (the commonest terms recur)
+SEGMENT_BITS = 20  # a postings row's key: the term's id shifted by this, plus the segment's number
+SEGMENT_PAPERS = 100_000  # papers a rebuild gathers before writing their postings as one segment
+UPDATE_BATCH = 2_000  # papers an update tokenizes at a time (its postings are written as one segment)
+POSTINGS_CACHE = 256 * 2**20  # bytes of decoded postings and phrase matches kept per index revision
+ABSTRACT = 1 << 31  # a position's column bit: set for the abstract, clear for the title
 
 SCHEMA = """
-CREATE TABLE bm25_terms(term TEXT PRIMARY KEY, id INTEGER NOT NULL, df INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE bm25_postings(key INTEGER PRIMARY KEY, docs BLOB NOT NULL, tf BLOB NOT NULL);
+CREATE TABLE bm25_terms(term TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE bm25_postings(key INTEGER PRIMARY KEY, docs BLOB NOT NULL, tf BLOB NOT NULL, pos BLOB NOT NULL);
 CREATE TABLE bm25_docs(key TEXT PRIMARY KEY, value BLOB NOT NULL);
 """
-# bm25_postings: docs int32 (the papers' numbers, ascending), tf uint16 pairs (title, abstract);
-# bm25_docs: 'rowids' int64 (each number's row id), 'lengths' int32 (tokens), 'alive' uint8, 'order' int32 (the
-# numbers sorted by row id, stable), 'segment' (the last one written)
+# bm25_postings: docs int32 (the papers' numbers, ascending), tf uint32 pairs (title, abstract), pos uint32 (each
+# posting's positions in order: the column bit, ABSTRACT, and the token's offset in the column);
+# bm25_docs: 'rowids' int64 (each number's row id), 'ids' (the paper ids, UTF-8, one after another) and 'ids_end'
+# int64 (where each ends), 'lengths' int32 (tokens), 'alive' uint8, 'order' int32 (the numbers sorted by row id,
+# stable), 'segment' (the last one written)
+
+Phrase = tuple[str, ...]  # terms at consecutive positions
+# FTS5's OR over groups; a group: AND over slots; a slot: OR over phrases
+Expression = list[list[list[Phrase]]]
 
 
 @dataclass(frozen=True)
 class Postings:
-    """A term's postings: the papers' numbers (ascending) and the term's count in each one's title and abstract."""
+    """A term's postings: the papers' numbers (ascending), the term's count in each one's title and abstract, and
+    (read only for phrases) the positions, posting after posting."""
 
     docs: np.ndarray
     title: np.ndarray
@@ -55,6 +70,22 @@ class Postings:
         return int(self.docs.nbytes + self.title.nbytes + self.abstract.nbytes)
 
 
+@dataclass(frozen=True)
+class Stated:
+    """The live papers stating a phrase (ascending) and how often, in the title and in the abstract."""
+
+    docs: np.ndarray
+    title: np.ndarray
+    abstract: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.docs.nbytes + self.title.nbytes + self.abstract.nbytes)
+
+
+_EMPTY = np.zeros(0, dtype=np.int64)
+
+
 def _scratch(tokenize: str) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
     conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(title, abstract, tokenize = '{tokenize}')")
@@ -62,263 +93,399 @@ def _scratch(tokenize: str) -> sqlite3.Connection:
     return conn
 
 
-def postings_of(
-    rows: Sequence[tuple[str, str]], tokenize: str
-) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The terms FTS5's tokenizer makes of each (title, abstract): (term of each posting, row of each posting,
-    count in the title, count in the abstract), ordered by term and then row, with every row's total tokens."""
+@dataclass(frozen=True)
+class Batch:
+    """The postings of a batch of papers, ordered by term and then paper: each posting's term, paper (its place in
+    the batch) and counts; the positions, posting after posting; each paper's tokens."""
+
+    terms: list[str]
+    docs: np.ndarray
+    title: np.ndarray
+    abstract: np.ndarray
+    pos: np.ndarray
+    lengths: np.ndarray
+
+
+def postings_of(rows: Sequence[tuple[str, str]], tokenize: str) -> Batch:
+    """The postings FTS5's tokenizer makes of each (title, abstract)."""
     conn = _scratch(tokenize)
     try:
         conn.executemany("INSERT INTO t(rowid, title, abstract) VALUES (?,?,?)",
                          [(i, title, abstract) for i, (title, abstract) in enumerate(rows)])  # fmt: skip
         got = conn.execute(
-            "SELECT term, doc, sum(col = 'title'), sum(col = 'abstract') FROM v GROUP BY term, doc ORDER BY term, doc"
+            "SELECT term, doc, col = 'abstract', offset FROM v ORDER BY term, doc, col = 'abstract', offset"
         ).fetchall()
     finally:
         conn.close()
     n = len(got)
-    terms = [g[0] for g in got]
-    docs = np.fromiter((g[1] for g in got), dtype=np.int64, count=n)
-    title = np.fromiter((g[2] for g in got), dtype=np.int64, count=n)
-    abstract = np.fromiter((g[3] for g in got), dtype=np.int64, count=n)
-    lengths = np.bincount(docs, weights=title + abstract, minlength=len(rows)).astype(np.int64)
-    return terms, docs, title, abstract, lengths
+    doc = np.fromiter((g[1] for g in got), dtype=np.int64, count=n)
+    col = np.fromiter((g[2] for g in got), dtype=np.int64, count=n)
+    offset = np.fromiter((g[3] for g in got), dtype=np.int64, count=n)
+    # a posting starts where the term or the paper changes
+    new = np.ones(n, dtype=bool)
+    if n:
+        same_term = np.fromiter((got[i][0] == got[i - 1][0] for i in range(1, n)), dtype=bool, count=n - 1)
+        new[1:] = ~(same_term & (doc[1:] == doc[:-1]))
+    starts = np.flatnonzero(new)
+    posting = np.cumsum(new) - 1
+    abstract = np.bincount(posting, weights=col, minlength=len(starts)).astype(np.int64)
+    title = np.bincount(posting, minlength=len(starts)).astype(np.int64) - abstract
+    return Batch(terms=[got[i][0] for i in starts], docs=doc[starts], title=title, abstract=abstract,
+                 pos=(offset + col * ABSTRACT).astype(np.uint32),
+                 lengths=np.bincount(doc, minlength=len(rows)).astype(np.int64))  # fmt: skip
 
 
 _query_terms = threading.local()
 
 
-def query_terms(words: Sequence[str], tokenize: str) -> list[list[str]]:
-    """The terms FTS5 searches for each word quoted alone (one term for a plain word)."""
+def query_terms(texts: Sequence[str], tokenize: str) -> list[list[str]]:
+    """The terms FTS5 searches for each text quoted as a phrase, in order."""
     conn = getattr(_query_terms, "conn", None)
     if conn is None:
         conn = sqlite3.connect(":memory:")
         conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '{tokenize}')")
         conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
         _query_terms.conn = conn
-    out: list[list[str]] = [[] for _ in words]
+    out: list[list[str]] = [[] for _ in texts]
     with conn:
-        conn.executemany("INSERT INTO t(rowid, x) VALUES (?,?)", list(enumerate(words)))
+        conn.executemany("INSERT INTO t(rowid, x) VALUES (?,?)", list(enumerate(texts)))
         for term, doc in conn.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
             out[int(doc)].append(str(term))
         conn.execute("DELETE FROM t")
     return out
 
 
-def _pack(title: np.ndarray, abstract: np.ndarray) -> bytes:
-    cap = np.iinfo(np.uint16).max
-    return np.stack([np.minimum(title, cap), np.minimum(abstract, cap)], axis=1).astype(np.uint16).tobytes()
+def _term_ids(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+    """The ids of these terms, new ones given the next free ids (and written)."""
+    wanted = list(dict.fromkeys(terms))
+    known: dict[str, int] = {}
+    for i in range(0, len(wanted), 500):
+        part = wanted[i : i + 500]
+        marks = ",".join("?" * len(part))
+        known.update(conn.execute(f"SELECT term, id FROM bm25_terms WHERE term IN ({marks})", part).fetchall())
+    fresh = [t for t in wanted if t not in known]
+    if fresh:
+        start = int(conn.execute("SELECT coalesce(max(id), -1) + 1 FROM bm25_terms").fetchone()[0])
+        new = {t: start + i for i, t in enumerate(fresh)}
+        conn.executemany("INSERT INTO bm25_terms(term, id) VALUES (?,?)", new.items())
+        known.update(new)
+    return known
 
 
-def _write_postings(
-    conn: sqlite3.Connection, ids: np.ndarray, docs: np.ndarray, title: np.ndarray, abstract: np.ndarray, segment: int
-) -> None:
-    """One row per term of these postings (ordered by term id, then paper number), in ``segment``."""
-    if not len(ids):
+def _write_segment(conn: sqlite3.Connection, batches: list[tuple[Batch, int]], segment: int) -> None:
+    """One postings row per term of these batches (each with the number of its first paper), as ``segment``."""
+    if segment >= 1 << SEGMENT_BITS:
+        raise OverflowError("the BM25 postings have too many segments: rebuild the index")
+    ids = _term_ids(conn, [t for b, _ in batches for t in b.terms])
+    tid = np.concatenate([np.fromiter((ids[t] for t in b.terms), dtype=np.int64, count=len(b.terms))
+                          for b, _ in batches])  # fmt: skip
+    docs = np.concatenate([b.docs + first for b, first in batches])
+    title = np.concatenate([b.title for b, _ in batches])
+    abstract = np.concatenate([b.abstract for b, _ in batches])
+    pos = np.concatenate([b.pos for b, _ in batches])
+    counts = title + abstract
+    pos_start = np.cumsum(counts) - counts
+    order = np.lexsort((docs, tid))
+    tid, docs, title, abstract, counts, pos_start = (
+        tid[order], docs[order], title[order], abstract[order], counts[order], pos_start[order])  # fmt: skip
+    if not len(tid):
         return
-    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    ends = np.r_[starts[1:], len(ids)]
-    conn.executemany(
-        "INSERT OR REPLACE INTO bm25_postings(key, docs, tf) VALUES (?,?,?)",
-        (((int(ids[s]) << SEGMENT_BITS) + segment, docs[s:e].astype(np.int32).tobytes(),
-          _pack(title[s:e], abstract[s:e])) for s, e in zip(starts, ends, strict=True)),
-    )  # fmt: skip
+    # the positions in the new order of the postings: each posting's run, one after another
+    ends_at = np.cumsum(counts)
+    where = np.repeat(pos_start - (ends_at - counts), counts) + np.arange(int(ends_at[-1]))
+    pos = pos[where]
+    starts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1]])
+    ends = np.r_[starts[1:], len(tid)]
+    inst = np.r_[0, ends_at]
+
+    def rows() -> Iterator[tuple[int, bytes, bytes, bytes]]:
+        for s, e in zip(starts, ends, strict=True):
+            yield ((int(tid[s]) << SEGMENT_BITS) + segment, docs[s:e].astype(np.int32).tobytes(),
+                   np.stack([title[s:e], abstract[s:e]], axis=1).astype(np.uint32).tobytes(),
+                   pos[inst[s] : inst[e]].tobytes())  # fmt: skip
+
+    conn.executemany("INSERT INTO bm25_postings(key, docs, tf, pos) VALUES (?,?,?,?)", rows())
 
 
-def _write_docs(conn: sqlite3.Connection, rowids: np.ndarray, lengths: np.ndarray, alive: np.ndarray, seg: int) -> None:
+def _write_docs(
+    conn: sqlite3.Connection, rowids: np.ndarray, ids: bytes, ids_end: np.ndarray, lengths: np.ndarray,
+    alive: np.ndarray, seg: int,
+) -> None:  # fmt: skip
     order = np.argsort(rowids, kind="stable")  # (sorted once here, not by each reader: 0.1 s at 1M papers)
     conn.executemany(
         "INSERT OR REPLACE INTO bm25_docs(key, value) VALUES (?,?)",
         [("rowids", rowids.astype(np.int64).tobytes()), ("lengths", lengths.astype(np.int32).tobytes()),
+         ("ids", ids), ("ids_end", ids_end.astype(np.int64).tobytes()),
          ("alive", alive.astype(np.uint8).tobytes()), ("order", order.astype(np.int32).tobytes()),
          ("segment", str(seg).encode())],
     )  # fmt: skip
 
 
 class Builder:
-    """The postings of a full rebuild, gathered batch by batch and written once (one segment per term)."""
+    """The postings of a full rebuild, gathered batch by batch and written a segment at a time."""
 
-    def __init__(self, tokenize: str) -> None:
-        self.tokenize = tokenize
-        self.ids: dict[str, int] = {}
+    def __init__(self, conn: sqlite3.Connection, tokenize: str) -> None:
+        self.conn, self.tokenize = conn, tokenize
         self.rowids: list[int] = []
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self.ids: list[bytes] = []
         self.lengths: list[np.ndarray] = []
+        self.pending: list[tuple[Batch, int]] = []
+        self.segment = -1
 
-    def add(self, rows: Sequence[tuple[int, str, str]]) -> None:
-        """Add papers given as (row id, title, abstract), as the papers table holds them."""
+    def add(self, rows: Sequence[tuple[int, str, str, str]]) -> None:
+        """Add papers given as (row id, paper id, title, abstract), as the papers table holds them."""
         if not rows:
             return
-        terms, docs, title, abstract, lengths = postings_of([(r[1], r[2]) for r in rows], self.tokenize)
-        ids = self.ids
-        tid = np.fromiter((ids.setdefault(t, len(ids)) for t in terms), dtype=np.int64, count=len(terms))
-        self.parts.append((tid, docs + len(self.rowids), title, abstract))
+        batch = postings_of([(r[2], r[3]) for r in rows], self.tokenize)
+        self.pending.append((batch, len(self.rowids)))
         self.rowids.extend(r[0] for r in rows)
-        self.lengths.append(lengths)
+        self.ids.extend(r[1].encode("utf-8") for r in rows)
+        self.lengths.append(batch.lengths)
+        if len(self.rowids) - self.pending[0][1] >= SEGMENT_PAPERS:
+            self._flush()
 
-    def write(self, conn: sqlite3.Connection) -> None:
-        """Write the postings, the terms' document frequencies and the papers' numbers into ``conn`` (whose tables
-        :data:`SCHEMA` made)."""
+    def _flush(self) -> None:
+        if self.pending:
+            self.segment += 1
+            _write_segment(self.conn, self.pending, self.segment)
+            self.pending = []
+
+    def write(self) -> None:
+        """Write what is left, and the papers' numbers (a row id given twice: the last one stands, as INSERT OR
+        REPLACE leaves it)."""
+        self._flush()
         rowids = np.asarray(self.rowids, dtype=np.int64)
-        # a row id given twice (a paper listed twice): the last one stands, as INSERT OR REPLACE leaves it
-        last = np.zeros(len(rowids), dtype=bool)
+        alive = np.zeros(len(rowids), dtype=bool)
         if len(rowids):
             _, first_of_reversed = np.unique(rowids[::-1], return_index=True)
-            last[len(rowids) - 1 - first_of_reversed] = True
-        number = np.cumsum(last) - 1  # the kept papers renumbered densely
-        cat = [np.concatenate(x) if x else np.zeros(0, dtype=np.int64) for x in zip(*self.parts, strict=True)]
-        tid, docs, title, abstract = cat if self.parts else [np.zeros(0, dtype=np.int64)] * 4
-        keep = last[docs]
-        tid, docs, title, abstract = tid[keep], number[docs[keep]], title[keep], abstract[keep]
-        order = np.argsort(tid, kind="stable")  # (within a term, the papers stay in their ascending order)
-        tid, docs, title, abstract = tid[order], docs[order], title[order], abstract[order]
-        df = np.bincount(tid, minlength=len(self.ids))
-        conn.executemany("INSERT INTO bm25_terms(term, id, df) VALUES (?,?,?)",
-                         ((t, i, int(df[i])) for t, i in self.ids.items() if df[i]))  # fmt: skip
-        _write_postings(conn, tid, docs, title, abstract, 0)
-        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0, dtype=np.int64)
-        _write_docs(conn, rowids[last], lengths[last], np.ones(int(last.sum()), dtype=bool), 0)
+            alive[len(rowids) - 1 - first_of_reversed] = True
+        lengths = np.concatenate(self.lengths) if self.lengths else _EMPTY
+        ends = np.cumsum([len(i) for i in self.ids], dtype=np.int64)
+        _write_docs(self.conn, rowids, b"".join(self.ids), ends, lengths, alive, max(self.segment, 0))
 
 
-def update(conn: sqlite3.Connection, tokenize: str, new: Sequence[tuple[int, str, str]],
-           old: Iterable[tuple[str, str]]) -> None:  # fmt: skip
-    """Add papers (row id, title, abstract) to the postings in ``conn``, in one new segment; ``old`` are the texts
-    (title, abstract) the replaced ones among them were indexed with, whose terms lose a paper."""
+def update(conn: sqlite3.Connection, tokenize: str, new: Sequence[tuple[int, str, str, str]]) -> None:
+    """Add papers (row id, paper id, title, abstract) to the postings in ``conn`` as one new segment; the numbers of
+    those already there are marked dead."""
     docs_rows = dict(conn.execute("SELECT key, value FROM bm25_docs").fetchall())
     rowids = np.frombuffer(docs_rows["rowids"], dtype=np.int64)
     lengths = np.frombuffer(docs_rows["lengths"], dtype=np.int32).astype(np.int64)
     alive = np.frombuffer(docs_rows["alive"], dtype=np.uint8).astype(bool)
     segment = int(bytes(docs_rows["segment"]).decode()) + 1
-    if segment >= 1 << SEGMENT_BITS:
-        raise OverflowError("the BM25 postings have too many segments: rebuild the index")
-    latest: dict[int, tuple[str, str]] = {}
-    for rowid, title_text, abstract_text in new:  # (a row id given twice: the last one stands)
+    latest: dict[int, tuple[str, str, str]] = {}
+    for rowid, paper_id, title_text, abstract_text in new:  # (a row id given twice: the last one stands)
         latest.pop(rowid, None)
-        latest[rowid] = (title_text, abstract_text)
-    change: dict[str, int] = {}
-    gone = list(old)
-    if gone:
-        for t in postings_of(gone, tokenize)[0]:
-            change[t] = change.get(t, 0) - 1
+        latest[rowid] = (paper_id, title_text, abstract_text)
+    if not latest:
+        return
     wanted = np.fromiter(latest, dtype=np.int64, count=len(latest))
-    alive = alive & ~np.isin(rowids, wanted)  # (a replaced paper's numbers, the old and any older, are dead)
-    terms, docs, title, abstract, new_lengths = postings_of(list(latest.values()), tokenize)
-    for t in terms:
-        change[t] = change.get(t, 0) + 1
-    known: dict[str, tuple[int, int]] = {}
-    names = list(change)
-    for i in range(0, len(names), 500):
-        part = names[i : i + 500]
-        marks = ",".join("?" * len(part))
-        for term, tid, df in conn.execute(f"SELECT term, id, df FROM bm25_terms WHERE term IN ({marks})", part):
-            known[str(term)] = (int(tid), int(df))
-    next_id = int(conn.execute("SELECT coalesce(max(id), -1) + 1 FROM bm25_terms").fetchone()[0])
-    rows = []
-    for t, d in change.items():
-        tid, df = known.get(t, (-1, 0))
-        if tid < 0:
-            tid, next_id = next_id, next_id + 1
-        known[t] = (tid, df)
-        rows.append((t, tid, df + d))
-    conn.executemany("INSERT OR REPLACE INTO bm25_terms(term, id, df) VALUES (?,?,?)", rows)
-    tid_arr = np.fromiter((known[t][0] for t in terms), dtype=np.int64, count=len(terms))
-    order = np.lexsort((docs, tid_arr))
-    base = len(rowids)
-    _write_postings(conn, tid_arr[order], docs[order] + base, title[order], abstract[order], segment)
-    _write_docs(conn, np.concatenate([rowids, wanted]), np.concatenate([lengths, new_lengths]),
-                np.concatenate([alive, np.ones(len(wanted), dtype=bool)]), segment)  # fmt: skip
+    alive = alive & ~np.isin(rowids, wanted)  # (a paper written again: its numbers, the old and any older, die)
+    texts = [(t, a) for _, t, a in latest.values()]
+    step = UPDATE_BATCH
+    batches = [(postings_of(texts[i : i + step], tokenize), len(rowids) + i) for i in range(0, len(texts), step)]
+    _write_segment(conn, batches, segment)
+    old_end = np.frombuffer(docs_rows["ids_end"], dtype=np.int64)
+    new_ids = [pid.encode("utf-8") for pid, _, _ in latest.values()]
+    ends = np.concatenate([old_end, (old_end[-1] if len(old_end) else 0) + np.cumsum([len(i) for i in new_ids])])
+    lengths = np.concatenate([lengths, *(b.lengths for b, _ in batches)])
+    alive = np.concatenate([alive, np.ones(len(wanted), dtype=bool)])
+    ids = bytes(docs_rows["ids"]) + b"".join(new_ids)
+    _write_docs(conn, np.concatenate([rowids, wanted]), ids, ends, lengths, alive, segment)
+
+
+def _in_sorted(values: np.ndarray, sorted_array: np.ndarray) -> np.ndarray:
+    """Which of ``values`` occur in ``sorted_array`` (ascending)."""
+    if not len(sorted_array):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_array, values), len(sorted_array) - 1)
+    out: np.ndarray = sorted_array[at] == values
+    return out
 
 
 class Reader:
-    """Scores over the postings of one revision of an index (see the module's docstring)."""
+    """Matches and scores over the postings of one revision of an index (see the module's docstring)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         rows = dict(conn.execute("SELECT key, value FROM bm25_docs").fetchall())
         self.rowids = np.frombuffer(rows["rowids"], dtype=np.int64)
+        self._ids, self._ids_end = bytes(rows["ids"]), np.frombuffer(rows["ids_end"], dtype=np.int64)
         self.alive = np.frombuffer(rows["alive"], dtype=np.uint8).astype(bool)
+        self.order = np.frombuffer(rows["order"], dtype=np.int32).astype(np.int64)  # the numbers by row id
         length = np.frombuffer(rows["lengths"], dtype=np.int32).astype(np.float64)
         self.n = int(self.alive.sum())
         avgdl = float(np.sum(length[self.alive], dtype=np.int64)) / self.n if self.n else 1.0
         self.norm = K1 * (1 - B + B * length / avgdl)  # (the denominator's part a paper's length sets)
-        self.order = np.frombuffer(rows["order"], dtype=np.int32).astype(np.int64)  # the numbers by row id
-        self._cache: OrderedDict[str, tuple[int, Postings]] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, Phrase], tuple[object, int]] = OrderedDict()
         self._cached = 0
         self._lock = threading.Lock()
+
+    # -- reading ---------------------------------------------------------------------------------------------
+    def _cached_get(self, key: tuple[str, Phrase]) -> object | None:
+        with self._lock:
+            got = self._cache.get(key)
+            if got is None:
+                return None
+            self._cache.move_to_end(key)
+            return got[0]
+
+    def _cache_put(self, key: tuple[str, Phrase], value: object, nbytes: int) -> None:
+        with self._lock:
+            if key not in self._cache:
+                self._cache[key] = (value, nbytes)
+                self._cached += nbytes
+            while self._cached > POSTINGS_CACHE and len(self._cache) > 1:
+                _, (_, size) = self._cache.popitem(last=False)
+                self._cached -= size
+
+    def _rows(self, conn: sqlite3.Connection, term: str, columns: str) -> list[tuple[bytes, ...]]:
+        row = conn.execute("SELECT id FROM bm25_terms WHERE term = ?", (term,)).fetchone()
+        if row is None:
+            return []
+        lo = int(row[0]) << SEGMENT_BITS
+        sql = f"SELECT {columns} FROM bm25_postings WHERE key >= ? AND key < ? ORDER BY key"  # (names of this module)
+        return list(conn.execute(sql, (lo, lo + (1 << SEGMENT_BITS))).fetchall())
+
+    def postings(self, conn: sqlite3.Connection, term: str) -> Postings:
+        """A term's postings (empty for a term no paper holds); the segments follow each other in number order."""
+        got = self._cached_get(("postings", (term,)))
+        if isinstance(got, Postings):
+            return got
+        rows = self._rows(conn, term, "docs, tf")
+        docs = np.concatenate([np.frombuffer(d, dtype=np.int32) for d, _ in rows]).astype(np.int64) if rows else _EMPTY
+        tf = (np.concatenate([np.frombuffer(t, dtype=np.uint32).reshape(-1, 2) for _, t in rows])
+              if rows else np.zeros((0, 2), dtype=np.uint32))  # fmt: skip
+        keep = docs < len(self.alive)  # (postings written after this reader's papers were read)
+        p = Postings(docs[keep], tf[keep, 0].astype(np.float64), tf[keep, 1].astype(np.float64))
+        self._cache_put(("postings", (term,)), p, p.nbytes)
+        return p
+
+    def _instances(self, conn: sqlite3.Connection, term: str) -> np.ndarray:
+        """Each position of the term as one sorted key: the paper's number, the column bit and the offset."""
+        got = self._cached_get(("instances", (term,)))
+        if isinstance(got, np.ndarray):
+            return got
+        rows = self._rows(conn, term, "docs, tf, pos")
+        keys = _EMPTY
+        if rows:
+            docs = np.concatenate([np.frombuffer(d, dtype=np.int32) for d, _, _ in rows]).astype(np.int64)
+            tf = np.concatenate([np.frombuffer(t, dtype=np.uint32).reshape(-1, 2) for _, t, _ in rows])
+            pos = np.concatenate([np.frombuffer(p, dtype=np.uint32) for _, _, p in rows]).astype(np.int64)
+            counts = tf.sum(axis=1, dtype=np.int64)
+            keys = (np.repeat(docs, counts) << 32) | pos
+            keys = keys[(keys >> 32) < len(self.alive)]
+        self._cache_put(("instances", (term,)), keys, keys.nbytes)
+        return keys
+
+    def stated(self, conn: sqlite3.Connection, phrase: Phrase) -> Stated:
+        """The live papers stating the phrase (its terms at consecutive positions of one column), with counts."""
+        got = self._cached_get(("stated", phrase))
+        if isinstance(got, Stated):
+            return got
+        if len(phrase) == 1:
+            p = self.postings(conn, phrase[0])
+            live = self.alive[p.docs]
+            out = Stated(p.docs[live], p.title[live], p.abstract[live])
+        else:
+            out = self._consecutive(conn, phrase)
+        self._cache_put(("stated", phrase), out, out.nbytes)
+        return out
+
+    def _consecutive(self, conn: sqlite3.Connection, phrase: Phrase) -> Stated:
+        # the rarest term's positions anchor the phrase; each other term must sit at its offset from there
+        sizes = [len(self.postings(conn, t).docs) for t in phrase]
+        if min(sizes) == 0:
+            return Stated(_EMPTY, np.zeros(0), np.zeros(0))
+        rare = int(np.argmin(sizes))
+        keys = self._instances(conn, phrase[rare])
+        start = keys[(keys & (ABSTRACT - 1)) >= rare] - rare
+        for j, term in enumerate(phrase):
+            if j != rare and len(start):
+                start = start[_in_sorted(start + j, self._instances(conn, term))]
+        docs, first, per = np.unique(start >> 32, return_index=True, return_counts=True)
+        in_abstract = np.add.reduceat(((start >> 31) & 1).astype(np.float64), first) if len(first) else np.zeros(0)
+        live = self.alive[docs]
+        return Stated(docs[live], (per - in_abstract)[live].astype(np.float64), in_abstract[live])
+
+    # -- expressions ----------------------------------------------------------------------------------------
+    def groups(self, conn: sqlite3.Connection, expr: Expression) -> list[np.ndarray]:
+        """For each group of the expression, which papers (by number) it matches."""
+        out = []
+        for group in expr:
+            mask = self.alive.copy()
+            for slot in group:
+                in_slot = np.zeros(len(self.alive), dtype=bool)
+                for phrase in slot:
+                    in_slot[self.stated(conn, phrase).docs] = True
+                mask &= in_slot
+            out.append(mask)
+        return out
+
+    def matches(self, conn: sqlite3.Connection, expr: Expression) -> np.ndarray:
+        """The numbers of the live papers the expression matches, ascending."""
+        masks = self.groups(conn, expr)
+        if not masks:
+            return _EMPTY
+        return np.flatnonzero(np.logical_or.reduce(masks))
+
+    def idf(self, papers: int) -> float:
+        idf = math.log((self.n - papers + 0.5) / (papers + 0.5))
+        return idf if idf > 0.0 else 1e-6
+
+    def scores(
+        self, conn: sqlite3.Connection, expr: Expression, weights: tuple[float, float] = (1.0, 1.0)
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(numbers of the matching papers, their BM25 over the expression's phrases in order), FTS5's bm25() with
+        these column weights (title, abstract)."""
+        masks = self.groups(conn, expr)
+        if not masks:
+            return _EMPTY, np.zeros(0)
+        scores = np.zeros(len(self.alive))
+        for mask, group in zip(masks, expr, strict=True):
+            for slot in group:
+                for phrase in slot:
+                    s = self.stated(conn, phrase)
+                    where = mask[s.docs]
+                    docs = s.docs[where]
+                    f = s.title[where] * weights[0] + s.abstract[where] * weights[1]
+                    scores[docs] += self.idf(len(s.docs)) * ((f * (K1 + 1.0)) / (f + self.norm[docs]))
+        found = np.flatnonzero(np.logical_or.reduce(masks))
+        return found, scores[found]
+
+    def best(self, found: np.ndarray, scores: np.ndarray, n: int) -> list[tuple[int, float]]:
+        """(row id, score) of the best ``n``, best first; ties by row id."""
+        if len(found) > n:
+            cut = np.partition(scores, len(scores) - n)[len(scores) - n]  # every paper at the n-th score may rank
+            keep = scores >= cut
+            found, scores = found[keep], scores[keep]
+        key = np.lexsort((self.rowids[found], -scores))[:n]
+        return [(int(self.rowids[found[i]]), float(scores[i])) for i in key]
+
+    def paper_ids(self, numbers: np.ndarray) -> list[str]:
+        """The paper ids of these numbers."""
+        ends = self._ids_end[numbers].tolist()
+        starts = np.where(numbers > 0, self._ids_end[np.maximum(numbers - 1, 0)], 0).tolist()
+        blob = self._ids
+        return [blob[s:e].decode("utf-8") for s, e in zip(starts, ends, strict=True)]
 
     def numbers(self, rowids: Sequence[int]) -> np.ndarray:
         """The numbers of these row ids' live papers, -1 for a row id the postings do not hold."""
         order = self.order
         want = np.asarray(rowids, dtype=np.int64)
-        sorted_ids = self.rowids[order]
-        at = np.minimum(np.searchsorted(sorted_ids, want), max(len(order) - 1, 0))
         out = np.full(len(want), -1, dtype=np.int64)
         if len(order):
-            hit = sorted_ids[at] == want
-            # (a replaced paper's old number sorts before its new one: the live one is the last of its row id)
+            sorted_ids = self.rowids[order]
+            # (a paper written again sorts after its older numbers: the live one is the last of its row id)
             right = np.searchsorted(sorted_ids, want, side="right") - 1
             number = order[np.maximum(right, 0)]
-            hit &= self.alive[number]
+            hit = (right >= 0) & (self.rowids[number] == want) & self.alive[number]
             out[hit] = number[hit]
         return out
-
-    def postings(self, conn: sqlite3.Connection, term: str) -> tuple[int, Postings]:
-        """(document frequency, postings) of a term; (0, empty) for a term no paper holds."""
-        with self._lock:
-            got = self._cache.get(term)
-            if got is not None:
-                self._cache.move_to_end(term)
-                return got
-        row = conn.execute("SELECT id, df FROM bm25_terms WHERE term = ?", (term,)).fetchone()
-        empty = np.zeros(0, dtype=np.int64)
-        if row is None:
-            return 0, Postings(empty, empty, empty)
-        tid, df = int(row[0]), int(row[1])
-        docs, tfs = [], []
-        lo = tid << SEGMENT_BITS
-        for d, tf in conn.execute("SELECT docs, tf FROM bm25_postings WHERE key >= ? AND key < ? ORDER BY key",
-                                  (lo, lo + (1 << SEGMENT_BITS))):  # fmt: skip
-            docs.append(np.frombuffer(d, dtype=np.int32))
-            tfs.append(np.frombuffer(tf, dtype=np.uint16).reshape(-1, 2))
-        all_docs = np.concatenate(docs).astype(np.int64) if docs else empty
-        tf_all = np.concatenate(tfs) if tfs else np.zeros((0, 2), dtype=np.uint16)
-        keep = all_docs < len(self.alive)  # (postings written after this reader's papers were read)
-        p = Postings(all_docs[keep], tf_all[keep, 0].astype(np.float64), tf_all[keep, 1].astype(np.float64))
-        with self._lock:
-            self._cache[term] = (df, p)
-            self._cached += p.nbytes
-            while self._cached > POSTINGS_CACHE and len(self._cache) > 1:
-                _, (_, old) = self._cache.popitem(last=False)
-                self._cached -= old.nbytes
-        return df, p
-
-    def idf(self, df: int) -> float:
-        idf = math.log((self.n - df + 0.5) / (df + 0.5))
-        return idf if idf > 0.0 else 1e-6
-
-    def search(self, conn: sqlite3.Connection, terms: Sequence[str], n: int) -> list[tuple[int, float]]:
-        """(row id, score) of the best ``n`` live papers holding any of the terms (each term a phrase of the query,
-        in order; title and abstract weighted 1), best first; ties by row id."""
-        scores = np.zeros(len(self.alive))
-        hit = np.zeros(len(self.alive), dtype=bool)
-        for term in terms:
-            df, p = self.postings(conn, term)
-            if not len(p.docs):
-                continue
-            f = p.title + p.abstract
-            scores[p.docs] += self.idf(df) * ((f * (K1 + 1.0)) / (f + self.norm[p.docs]))
-            hit[p.docs] = True
-        found = np.flatnonzero(hit & self.alive)
-        if len(found) > n:
-            s = scores[found]
-            cut = np.partition(s, len(s) - n)[len(s) - n]  # the n-th best score: every paper at it may rank
-            found = found[s >= cut]
-        key = np.lexsort((self.rowids[found], -scores[found]))[:n]
-        return [(int(self.rowids[found[i]]), float(scores[found[i]])) for i in key]
 
     def field_scores(
         self, conn: sqlite3.Connection, terms: Sequence[str], rowids: Sequence[int]
     ) -> dict[int, tuple[float, float, float]]:
-        """Per given row id holding any of the terms: the BM25 of (title and abstract, title only, abstract only)."""
+        """Per given row id holding any of the terms: the BM25 of (title and abstract, title only, abstract only)
+        over the terms' OR."""
         numbers = self.numbers(rowids)
         live = numbers >= 0
         want = numbers[live]
@@ -327,14 +494,12 @@ class Reader:
         if len(want):
             norm = self.norm[want]
             for term in terms:
-                df, p = self.postings(conn, term)
-                if not len(p.docs):
-                    continue
-                at = np.minimum(np.searchsorted(p.docs, want), len(p.docs) - 1)
-                has = p.docs[at] == want
-                idf = self.idf(df)
-                title = np.where(has, p.title[at], 0.0)
-                abstract = np.where(has, p.abstract[at], 0.0)
+                s = self.stated(conn, (term,))
+                has = _in_sorted(want, s.docs)
+                at = np.minimum(np.searchsorted(s.docs, want), max(len(s.docs) - 1, 0))
+                title = np.where(has, s.title[at] if len(s.docs) else 0.0, 0.0)
+                abstract = np.where(has, s.abstract[at] if len(s.docs) else 0.0, 0.0)
+                idf = self.idf(len(s.docs))
                 for row, f in enumerate((title + abstract, title, abstract)):
                     out[row] += idf * ((f * (K1 + 1.0)) / (f + norm))
                 hit |= has

@@ -62,12 +62,17 @@ MAX_WORD = 40  # longer tokens (hashes, URLs run together) are not vocabulary
 
 def phrase_expression(phrases: list[str], max_phrases: int = 8) -> str:
     """An FTS5 MATCH string for any of the phrases, each as consecutive (stemmed) words."""
+    return " OR ".join(f'"{part}"' for part in _phrase_parts(phrases, max_phrases))
+
+
+def _phrase_parts(phrases: list[str], max_phrases: int = 8) -> list[str]:
+    """The phrases :func:`phrase_expression` quotes, each once."""
     parts = []
     for ph in phrases[:max_phrases]:
         words = _phrase_words(ph)
         if words:
-            parts.append('"' + " ".join(words) + '"')
-    return " OR ".join(dict.fromkeys(parts))
+            parts.append(" ".join(words))
+    return list(dict.fromkeys(parts))
 
 
 def _phrase_words(phrase: str) -> list[str]:
@@ -102,12 +107,19 @@ def phrase_key(phrase: str) -> str:
 
 def all_words_expression(phrases: list[str], max_phrases: int = 8) -> str:
     """An FTS5 MATCH string for papers holding every content word of any one phrase, anywhere."""
+    return " OR ".join(
+        "(" + " AND ".join(f'"{w}"' for w in part) + ")" for part in _all_words_parts(phrases, max_phrases)
+    )
+
+
+def _all_words_parts(phrases: list[str], max_phrases: int = 8) -> list[tuple[str, ...]]:
+    """The groups of words :func:`all_words_expression` asks for, each once."""
     parts = []
     for ph in phrases[:max_phrases]:
-        words = [w for w in dict.fromkeys(tokens(ph)) if w not in STOPWORDS][:8]
+        words = tuple(w for w in dict.fromkeys(tokens(ph)) if w not in STOPWORDS)[:8]
         if words:
-            parts.append("(" + " AND ".join(f'"{w}"' for w in words) + ")")
-    return " OR ".join(dict.fromkeys(parts))
+            parts.append(words)
+    return list(dict.fromkeys(parts))
 
 
 SURFACE_PHRASES = 32  # phrases OR-ed in one surface query (a phrase whose words take many forms needs several)
@@ -162,7 +174,7 @@ def common_words(words: Iterable[str], papers_with: Callable[[str], int], n: int
 # cost 6 ms per 250 papers at 50k)
 # the surface table (the words as written, without the text: papers stating a phrase in the forms the matcher
 # accepts are counted from it, not read one by one)
-FORMAT = "10"
+FORMAT = "11"
 
 
 def rowid_of(paper_id: str) -> int:
@@ -297,10 +309,10 @@ class LexicalIndex:
             counts: Counter[str] = Counter()
             venues: set[str] = set()
             years: set[int] = set()
-            postings = bm25.Builder(TOKENIZE)
+            postings = bm25.Builder(conn, TOKENIZE)
             for chunk in _batches(papers, 2000):
                 batch = [_row(p) for p in chunk]
-                postings.add([(r[0], r[2], r[3]) for r in batch])
+                postings.add([r[:4] for r in batch])
                 venues.update(p.venue for p in chunk if p.venue)
                 years.update(p.year for p in chunk if p.year is not None)
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
@@ -315,7 +327,7 @@ class LexicalIndex:
                 for row in batch:
                     counts.update(indexed_words(row[2], row[3]))
             _count_words(conn, counts)
-            postings.write(conn)
+            postings.write()
             n = int(conn.execute("SELECT count(*) FROM papers").fetchone()[0])
             meta = [("revision", revision), ("count", str(n)), ("since", repr(since)), ("format", FORMAT),
                     *_facets_meta(venues, years)]  # fmt: skip
@@ -346,10 +358,7 @@ class LexicalIndex:
                 n = int(known) if known.isdigit() else int(conn.execute("SELECT count(*) FROM listing").fetchone()[0])
                 venues, years = _facets_of(meta_now)
                 replaced = False
-                # the BM25 postings' new rows, and the texts of those they replace (as indexed before this update)
-                added: list[tuple[int, str, str]] = []
-                gone: dict[int, tuple[str, str]] = {}
-                written: set[int] = set()
+                added: list[tuple[int, str, str, str]] = []  # the BM25 postings' new rows
                 for chunk in _batches(papers, 2000):
                     batch = [_row(p) for p in chunk]
                     counts: Counter[str] = Counter()
@@ -357,8 +366,6 @@ class LexicalIndex:
                         old = conn.execute("SELECT title, abstract FROM papers WHERE rowid = ?", (r[0],)).fetchone()
                         if old is not None:
                             counts.subtract(indexed_words(old[0], old[1]))
-                            if r[0] not in gone and r[0] not in written:
-                                gone[r[0]] = (old[0], old[1])
                             # (a table without its text forgets a row given the text it was indexed with)
                             conn.execute("INSERT INTO surface(surface, rowid, title, abstract) "
                                          "VALUES ('delete', ?, ?, ?)", (r[0], old[0], old[1]))  # fmt: skip
@@ -366,8 +373,7 @@ class LexicalIndex:
                         else:
                             n += 1
                         counts.update(indexed_words(r[2], r[3]))
-                    added += [(r[0], r[2], r[3]) for r in batch]
-                    written.update(r[0] for r in batch)
+                    added += [r[:4] for r in batch]
                     if venues is not None and years is not None:
                         venues.update(p.venue for p in chunk if p.venue)
                         years.update(p.year for p in chunk if p.year is not None)
@@ -383,7 +389,7 @@ class LexicalIndex:
                     if vectors is not None:
                         rows = _vector_rows([p.paper_id for p in chunk], vectors)
                         conn.executemany("INSERT INTO vectors VALUES (?,?,?)", rows)
-                bm25.update(conn, TOKENIZE, added, gone.values())
+                bm25.update(conn, TOKENIZE, added)
                 # (a replaced paper may have taken the last paper of its venue or year away: counted again then)
                 if replaced or venues is None or years is None:
                     venues, years = _scanned_facets(conn)
@@ -488,6 +494,9 @@ class LexicalIndex:
         conn = self._conn()
         if not expr or conn is None:
             return 0
+        found = self._postings_matches([[_phrase_parts([phrase])]])
+        if found is not None:
+            return len(found)
         return int(conn.execute("SELECT count(*) FROM papers WHERE papers MATCH ?", (expr,)).fetchone()[0])
 
     def facet_count(self, facets: list[list[str]]) -> int:
@@ -496,6 +505,9 @@ class LexicalIndex:
         conn = self._conn()
         if conn is None or not all(parts):
             return 0
+        found = self._postings_matches([[_phrase_parts(f) for f in facets]])
+        if found is not None:
+            return len(found)
         expr = " AND ".join(f"({p})" for p in parts)
         return int(conn.execute("SELECT count(*) FROM papers WHERE papers MATCH ?", (expr,)).fetchone()[0])
 
@@ -551,11 +563,8 @@ class LexicalIndex:
         score (words at least half the papers hold are left out: :func:`common_words`)."""
         words = query_words(query)
         leave_out = self._common(words)
-        if filters is None or filters.empty:
-            scored = self._bm25_search([w for w in words[:32] if w not in leave_out], n)
-            if scored is not None:
-                return scored
-        return self._match(match_expression(query, leave_out=leave_out), n, filters)
+        kept = [w for w in words[:32] if w not in leave_out]
+        return self._ranked([[kept]] if kept else [], match_expression(query, leave_out=leave_out), n, filters)
 
     def _reader(self, conn: sqlite3.Connection) -> bm25.Reader:
         """The BM25 postings' reader of the index's current revision (loaded once per revision)."""
@@ -569,18 +578,41 @@ class LexicalIndex:
             self._bm25 = (key, reader)
         return reader
 
-    def _terms(self, words: list[str]) -> list[str] | None:
-        """The term FTS5 searches for each word; None when a word is not one term (FTS5 then searches it)."""
-        terms = bm25.query_terms(words, TOKENIZE)
-        return None if any(len(t) != 1 for t in terms) else [t[0] for t in terms]
+    def _expression(self, texts: list[list[list[str]]]) -> bm25.Expression | None:
+        """The postings' form of an FTS5 expression given as texts (OR over groups, AND over slots, OR over the
+        texts FTS5 quotes): each text as the terms FTS5's tokenizer makes of it. None when a text makes no term
+        (FTS5 then reads the expression) or the index has no postings."""
+        flat = [t for group in texts for slot in group for t in slot]
+        terms = iter(bm25.query_terms(flat, TOKENIZE))
+        expr = [[[tuple(next(terms)) for _ in slot] for slot in group] for group in texts]
+        return None if any(not ph for group in expr for slot in group for ph in slot) else expr
 
-    def _bm25_search(self, words: list[str], n: int) -> list[tuple[str, float]] | None:
-        """:meth:`search` over the postings: FTS5's scores and order, without its cost per matching paper."""
+    def _postings_matches(self, texts: list[list[list[str]]]) -> np.ndarray | None:
+        """The numbers of the papers an expression (see :meth:`_expression`) matches, from the postings."""
         conn = self._conn()
-        terms = self._terms(words)
-        if conn is None or terms is None:
+        expr = self._expression(texts)
+        if conn is None or expr is None:
             return None
-        return _with_ids(conn, self._reader(conn).search(conn, terms, n) if terms else [])
+        return self._reader(conn).matches(conn, expr)
+
+    def _ranked(
+        self, texts: list[list[list[str]]], fts: str, n: int, filters: Filters | None
+    ) -> list[tuple[str, float]]:
+        """The best ``n`` papers an expression matches, by bm25: from the postings (``texts``, see
+        :meth:`_expression`) without filters, else FTS5 (``fts``, the same expression as its MATCH string)."""
+        conn = self._conn()
+        if not fts or conn is None:
+            return []
+        expr = self._expression(texts) if filters is None or filters.empty else None
+        if expr is None:
+            return self._match(fts, n, filters)
+        reader = self._reader(conn)
+        found, scores = reader.scores(conn, expr)
+        return _with_ids(conn, reader.best(found, scores, n))
+
+    def _paper_ids(self, numbers: np.ndarray) -> set[str]:
+        conn = self._conn()
+        return set() if conn is None or not len(numbers) else set(self._reader(conn).paper_ids(numbers))
 
     def _common(self, words: list[str]) -> set[str]:
         """:func:`common_words` as FTS5 counts them. Only a word whose family (the corpus words of its stem) is
@@ -616,25 +648,35 @@ class LexicalIndex:
 
     def phrase_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers that contain one of the phrases (words consecutive, after stemming), best bm25 first."""
-        return self._match(phrase_expression(phrases), n, filters)
+        return self._ranked([[_phrase_parts(phrases)]], phrase_expression(phrases), n, filters)
 
     def facet_search(self, facets: list[list[str]], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers that state a phrase of every facet (each facet: any of its phrases), best bm25 first."""
         parts = [phrase_expression(f) for f in facets]
         expr = " AND ".join(f"({p})" for p in parts if p)
-        return self._match(expr, n, filters)
+        return self._ranked([[_phrase_parts(f) for f, p in zip(facets, parts, strict=True) if p]], expr, n, filters)
 
     def all_words_search(self, phrases: list[str], n: int, filters: Filters | None = None) -> list[tuple[str, float]]:
         """Papers holding every content word of one of the phrases, anywhere (stemmed), best bm25 first."""
-        return self._match(all_words_expression(phrases), n, filters)
+        groups = [[[w] for w in part] for part in _all_words_parts(phrases)]
+        return self._ranked(groups, all_words_expression(phrases), n, filters)
 
     def phrase_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
         """Every paper :meth:`phrase_search` finds, unranked: no BM25 score or sort for each of thousands."""
-        return self._ids(phrase_expression(phrases), filters)
+        return self._unranked([[_phrase_parts(phrases)]], phrase_expression(phrases), filters)
 
     def all_words_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]:
         """Every paper :meth:`all_words_search` finds, unranked."""
-        return self._ids(all_words_expression(phrases), filters)
+        groups = [[[w] for w in part] for part in _all_words_parts(phrases)]
+        return self._unranked(groups, all_words_expression(phrases), filters)
+
+    def _unranked(self, texts: list[list[list[str]]], fts: str, filters: Filters | None) -> set[str]:
+        """Every paper an expression matches: from the postings (``texts``, see :meth:`_expression`) without
+        filters, else FTS5 (``fts``, its MATCH string)."""
+        if not fts:
+            return set()
+        found = self._postings_matches(texts) if filters is None or filters.empty else None
+        return self._ids(fts, filters) if found is None else self._paper_ids(found)
 
     def surface_ids(self, queries: list[list[list[str]]], in_a_row: bool = True) -> set[str]:
         """Every paper whose words, as written (no stems), meet one of the queries. A query is a list of slots,
@@ -659,9 +701,10 @@ class LexicalIndex:
         if not expr or conn is None or not paper_ids:
             return {}
         rowids = {rowid_of(pid): pid for pid in paper_ids}
-        terms = self._terms(query_words(query)[:32])
-        if terms is not None:
-            got = self._reader(conn).field_scores(conn, terms, list(rowids))
+        words = query_words(query)[:32]
+        terms = bm25.query_terms(words, TOKENIZE)
+        if all(len(t) == 1 for t in terms):
+            got = self._reader(conn).field_scores(conn, [t[0] for t in terms], list(rowids))
             return {rowids[r]: s for r, s in got.items()}
         marks = ",".join("?" * len(rowids))
         sql = (

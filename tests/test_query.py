@@ -1189,3 +1189,9 @@ def test_a_term_after_a_link_is_not_cut_where_the_next_unit_is_a_stronger_term()
             *[f"Gene expression in tissue {i}." for i in range(12)]]  # fmt: skip
     p = plan("Foxp3 represses the expression of transcriptional regulators.", docs_lexicon(docs), weigh=False)
     assert ["transcriptional regulators"] in facets(p), facets(p)
+
+
+def test_a_hyphenated_word_is_counted_as_its_words_typed_apart() -> None:
+    lex = docs_lexicon(["Zero-shot transfer of policies.", "A zero shot classifier.", "Shot noise at zero."])
+    assert lex.phrase_df("zero shot") == 2 and lex.phrase_df("zero-shot") == 2 and lex.phrase_df("Zero-Shot") == 2
+    assert lex.phrase_df("zero") == 3  # (a plain word is still its document frequency)

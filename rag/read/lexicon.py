@@ -143,7 +143,7 @@ class CorpusLexicon:
     def phrase_df(self, phrase: str) -> int:
         self._fresh()
         key = " ".join(phrase.lower().split())
-        if " " not in key:
+        if " " not in key and len(tokens(key)) < 2:  # (a hyphenated word is a phrase: "zero-shot" as "zero shot")
             return self.df(key)
         n = self._phrases.get(key)
         if n is None:  # (in any spelling: "bayesian optimisation" is stated as often as "bayesian optimization")

@@ -153,3 +153,13 @@ def test_the_reader_maps_row_ids_to_live_papers_only(tmp_path: Path) -> None:
         assert numbers.tolist()[1:] == [9, -1] and numbers[0] >= 10 and reader.alive[numbers[0]]
     finally:
         conn.close()
+
+
+def test_a_paper_listed_twice_in_a_rebuild_counts_once_as_its_last_text(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    papers = _papers(rng, 60)
+    again = Paper(paper_id="p5", title="Wombat wombat", abstract="Wombat kernels, a wombat bandit and graph networks.")
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild([*papers, again], "r1")
+    _agrees(index)
+    assert index.phrase_ids(["wombat kernels"]) == {"p5"} and [p for p, _ in index.search("wombat", 5)] == ["p5"]

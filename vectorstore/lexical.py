@@ -686,11 +686,11 @@ class LexicalIndex:
         ids: set[str] = set()
         if conn is None:
             return ids
+        reader = self._reader(conn)
         for expr in surface_expressions(queries, in_a_row):
-            rows = conn.execute(
-                "SELECT paper_id FROM listing WHERE rowid IN (SELECT rowid FROM surface WHERE surface MATCH ?)", (expr,)
-            )
-            ids.update(str(pid) for (pid,) in rows)
+            rowids = [r for (r,) in conn.execute("SELECT rowid FROM surface WHERE surface MATCH ?", (expr,))]
+            numbers = reader.numbers(rowids)  # (the ids from the postings' list, not a listing lookup each)
+            ids.update(reader.paper_ids(numbers[numbers >= 0]))
         return ids
 
     def field_scores(self, query: str, paper_ids: list[str]) -> dict[str, tuple[float, float, float]]:

@@ -31,6 +31,9 @@ PAPERS = {
     "marl-h1": ("Traffic control", "Multi-agent reinforcement learning controls traffic lights."),
     "marl-h2": ("Warehouse robots", "Robots coordinate with multi-agent reinforcement learning."),
     "marl-j": ("Credit assignment", "Credit assignment in multiagent reinforcement learning."),
+    "ood-def": ("Shifted inputs", "Out-of-distribution (OOD) detection flags inputs unlike the training data."),
+    "ood-plain": ("Energy scores", "Out-of-distribution detection with energy scores of a classifier."),
+    "ood-shift": ("Shift benchmarks", "Distribution shift detection on tabular data."),
 }
 
 
@@ -85,3 +88,11 @@ def test_either_spelling_finds_the_papers_written_in_either(
         assert [f.alternatives[0].lower() for f in plan.facets if not f.optional] == [topic.lower()]
         got[topic] = set(matcher.match(plan, None).ids)
     assert got[american] == got[british] == want
+
+
+def test_a_phrase_with_the_acronym_of_its_first_words_defined_inside_it_states_the_phrase(app: Any) -> None:
+    # "out-of-distribution (OOD) detection" states "out-of-distribution detection"
+    never = app.settings.answer.model_copy(update={"dense_with_terms": 1.01, "dense_alone": 1.01})
+    matcher = FacetMatcher(app.parts.index, never, None, shipped())
+    got = set(matcher.match(app.read("Which papers use out-of-distribution detection?"), None).ids)
+    assert got == {"ood-def", "ood-plain"}

@@ -304,13 +304,23 @@ def splits(word: str) -> list[tuple[str, str]]:
 def written_forms(words: Sequence[str], used: Callable[[str], bool]) -> list[str]:
     """A phrase's words written another way, as phrases: one word as two (:func:`splits`), or two adjacent words as
     one, where ``used`` says the corpus uses each new word ("multi agent reinforcement learning" of "multiagent
-    reinforcement learning", and the other way round)."""
+    reinforcement learning", and the other way round); or with the acronym of its first words defined inside it
+    (:func:`inserted_acronyms`: "out of distribution ood detection", as "out-of-distribution (OOD) detection" reads)."""
     words = list(words)
     apart = [" ".join([*words[:i], a, b, *words[i + 1 :]]) for i, w in enumerate(words) for a, b in splits(w)
              if used(a) and used(b)]  # fmt: skip
     joined = [" ".join([*words[:i], j, *words[i + 2 :]]) for i in range(len(words) - 1)
               if used(j := words[i] + words[i + 1])]  # fmt: skip
-    return apart + joined
+    inserted = [" ".join([*words[:i], a, *words[i:]]) for i, a in inserted_acronyms(words) if used(a)]
+    return apart + joined + inserted
+
+
+def inserted_acronyms(words: Sequence[str]) -> list[tuple[int, str]]:
+    """(n, acronym): the initials of the phrase's first ``n`` words (two or more, and a word after them), which its
+    authors may define inside the phrase ("out-of-distribution (OOD) detection", "reinforcement learning (RL)
+    agents")."""
+    initials = "".join(w[:1] for w in words)
+    return [(n, initials[:n]) for n in range(2, len(words)) if len(initials) == len(words)]
 
 
 def term_stems(word: str) -> set[str]:

@@ -21,6 +21,7 @@ from askpapers.rag.types import Facet
 from askpapers.vectorstore.text import (
     RESPELLINGS,
     STOPWORDS,
+    inserted_acronyms,
     respelled,
     same_term,
     splits,
@@ -163,6 +164,7 @@ class FacetPools:
             if len(words) < 2:
                 continue
             asked = {x for w in words for ab in splits(w) for x in ab} | {a + b for a, b in pairwise(words)}
+            asked |= {a for _, a in inserted_acronyms(words)}
             used = self.index.word_df(sorted(asked))
             forms = written_forms(words, used.__contains__)  # (word_df leaves out the words the corpus never uses)
             if kept := [f for f in forms if self.index.phrase_count(f) > 0][:RESPELLINGS]:

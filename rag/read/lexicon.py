@@ -18,7 +18,16 @@ from typing import Protocol
 from askpapers.rag.retrieve.index import LexicalStats
 from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
-from askpapers.vectorstore.text import RESPELLINGS, respelled, same_term, splits, term_stems, tokens, written_forms
+from askpapers.vectorstore.text import (
+    RESPELLINGS,
+    inserted_acronyms,
+    respelled,
+    same_term,
+    splits,
+    term_stems,
+    tokens,
+    written_forms,
+)
 
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 # a word at least this frequent in general English (wordfreq's Zipf scale: once per million words) is a real word,
@@ -158,7 +167,8 @@ class CorpusLexicon:
         """The phrase with a word written as two the corpus uses ("multi agent" of "multiagent"), or two words
         written as one it uses ("multiagent" of "multi agent"), at most :data:`~vectorstore.text.RESPELLINGS`."""
         words = tokens(phrase)
-        self.prime([x for w in words for ab in splits(w) for x in ab] + [a + b for a, b in pairwise(words)])
+        self.prime([x for w in words for ab in splits(w) for x in ab] + [a + b for a, b in pairwise(words)]
+                   + [a for _, a in inserted_acronyms(words)])  # fmt: skip
         return written_forms(words, lambda w: self.df(w) > 0)[:RESPELLINGS]
 
     def both_df(self, a: str, b: str) -> int:

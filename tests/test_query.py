@@ -1195,3 +1195,5 @@ def test_a_hyphenated_word_is_counted_as_its_words_typed_apart() -> None:
     lex = docs_lexicon(["Zero-shot transfer of policies.", "A zero shot classifier.", "Shot noise at zero."])
     assert lex.phrase_df("zero shot") == 2 and lex.phrase_df("zero-shot") == 2 and lex.phrase_df("Zero-Shot") == 2
     assert lex.phrase_df("zero") == 3  # (a plain word is still its document frequency)
+    ranges = docs_lexicon(["In 1 1 cases.", "A 1-1 split."])
+    assert ranges.phrase_df("1 1") == 2 and ranges.phrase_df("1-1") == ranges.df("1-1")  # (a range is no compound)

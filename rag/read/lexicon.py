@@ -152,7 +152,9 @@ class CorpusLexicon:
     def phrase_df(self, phrase: str) -> int:
         self._fresh()
         key = " ".join(phrase.lower().split())
-        if " " not in key and len(tokens(key)) < 2:  # (a hyphenated word is a phrase: "zero-shot" as "zero shot")
+        parts = tokens(key)
+        # (a hyphenated word is a phrase: "zero-shot" as "zero shot"; a range such as "1-1" is no compound)
+        if " " not in key and (len(parts) < 2 or not all(p.isalpha() for p in parts)):
             return self.df(key)
         n = self._phrases.get(key)
         if n is None:  # (in any spelling: "bayesian optimisation" is stated as often as "bayesian optimization")

@@ -58,21 +58,8 @@ Expression = list[list[list[Phrase]]]
 
 @dataclass(frozen=True)
 class Postings:
-    """A term's postings: the papers' numbers (ascending), the term's count in each one's title and abstract, and
-    (read only for phrases) the positions, posting after posting."""
-
-    docs: np.ndarray
-    title: np.ndarray
-    abstract: np.ndarray
-
-    @property
-    def nbytes(self) -> int:
-        return int(self.docs.nbytes + self.title.nbytes + self.abstract.nbytes)
-
-
-@dataclass(frozen=True)
-class Stated:
-    """The live papers stating a phrase (ascending) and how often, in the title and in the abstract."""
+    """Papers by number (ascending) and how often each states a term or a phrase, in its title and its abstract:
+    a term's postings as stored (dead papers too), or the live papers stating a phrase (:meth:`Reader.stated`)."""
 
     docs: np.ndarray
     title: np.ndarray
@@ -364,37 +351,35 @@ class Reader:
         got = self._cached_get(("instances", (term,)))
         if isinstance(got, np.ndarray):
             return got
-        rows = self._rows(conn, term, "docs, tf, pos")
+        p = self.postings(conn, term)
+        counts = (p.title + p.abstract).astype(np.int64)
         keys = _EMPTY
-        if rows:
-            docs = np.concatenate([np.frombuffer(d, dtype=np.int32) for d, _, _ in rows]).astype(np.int64)
-            tf = np.concatenate([np.frombuffer(t, dtype=np.uint32).reshape(-1, 2) for _, t, _ in rows])
-            pos = np.concatenate([np.frombuffer(p, dtype=np.uint32) for _, _, p in rows]).astype(np.int64)
-            counts = tf.sum(axis=1, dtype=np.int64)
-            keys = (np.repeat(docs, counts) << 32) | pos
-            keys = keys[(keys >> 32) < len(self.alive)]
+        if len(p.docs):
+            # (postings() keeps a prefix of the stored ones: the positions of the first papers, in the same order)
+            pos = np.concatenate([np.frombuffer(r[0], dtype=np.uint32) for r in self._rows(conn, term, "pos")])
+            keys = (np.repeat(p.docs, counts) << 32) | pos[: int(counts.sum())].astype(np.int64)
         self._cache_put(("instances", (term,)), keys, keys.nbytes)
         return keys
 
-    def stated(self, conn: sqlite3.Connection, phrase: Phrase) -> Stated:
+    def stated(self, conn: sqlite3.Connection, phrase: Phrase) -> Postings:
         """The live papers stating the phrase (its terms at consecutive positions of one column), with counts."""
         got = self._cached_get(("stated", phrase))
-        if isinstance(got, Stated):
+        if isinstance(got, Postings):
             return got
         if len(phrase) == 1:
             p = self.postings(conn, phrase[0])
             live = self.alive[p.docs]
-            out = Stated(p.docs[live], p.title[live], p.abstract[live])
+            out = Postings(p.docs[live], p.title[live], p.abstract[live])
         else:
             out = self._consecutive(conn, phrase)
         self._cache_put(("stated", phrase), out, out.nbytes)
         return out
 
-    def _consecutive(self, conn: sqlite3.Connection, phrase: Phrase) -> Stated:
+    def _consecutive(self, conn: sqlite3.Connection, phrase: Phrase) -> Postings:
         # the rarest term's positions anchor the phrase; each other term must sit at its offset from there
         sizes = [len(self.postings(conn, t).docs) for t in phrase]
         if min(sizes) == 0:
-            return Stated(_EMPTY, np.zeros(0), np.zeros(0))
+            return Postings(_EMPTY, np.zeros(0), np.zeros(0))
         rare = int(np.argmin(sizes))
         keys = self._instances(conn, phrase[rare])
         start = keys[(keys & (ABSTRACT - 1)) >= rare] - rare
@@ -404,7 +389,7 @@ class Reader:
         docs, first, per = np.unique(start >> 32, return_index=True, return_counts=True)
         in_abstract = np.add.reduceat(((start >> 31) & 1).astype(np.float64), first) if len(first) else np.zeros(0)
         live = self.alive[docs]
-        return Stated(docs[live], (per - in_abstract)[live].astype(np.float64), in_abstract[live])
+        return Postings(docs[live], (per - in_abstract)[live].astype(np.float64), in_abstract[live])
 
     # -- expressions ----------------------------------------------------------------------------------------
     def groups(self, conn: sqlite3.Connection, expr: Expression) -> list[np.ndarray]:

@@ -80,9 +80,6 @@ def _phrase_words(phrase: str) -> list[str]:
     return tokens(phrase)[:12]
 
 
-_terms = threading.local()  # an in-memory FTS5 table per thread, to read its tokenizer's terms
-
-
 def phrase_key(phrase: str) -> str:
     """The terms FTS5 searches for the phrase (its tokenizer's, Porter stems over unicode61, in order): phrases of
     one key state the same papers ("generative models", "generative modelling", "generatively modeling"), so a
@@ -90,19 +87,7 @@ def phrase_key(phrase: str) -> str:
     differs from it on about 90 of wordfreq's 47k commonest words ("technology": "technologi" against
     "technolog")."""
     text = " ".join(_phrase_words(phrase))
-    if not text:
-        return ""
-    conn = getattr(_terms, "conn", None)
-    if conn is None:
-        conn = sqlite3.connect(":memory:")
-        conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '{TOKENIZE}')")
-        conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-        _terms.conn = conn
-    with conn:
-        conn.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (text,))
-        terms = [str(term) for (term,) in conn.execute("SELECT term FROM v ORDER BY offset")]
-        conn.execute("DELETE FROM t")
-    return " ".join(terms)
+    return " ".join(bm25.query_terms([text], TOKENIZE)[0]) if text else ""
 
 
 def all_words_expression(phrases: list[str], max_phrases: int = 8) -> str:

@@ -1,5 +1,6 @@
 """BM25 over the index's own postings (vectorstore.bm25) gives FTS5's bm25() scores to the bit, in FTS5's order,
-after a rebuild and after updates that add and replace papers; a search without filters reads the postings and
+after a rebuild and after updates that add and replace papers (and the postings of the words as written find what
+an FTS5 table of them finds); a search without filters reads the postings and
 never asks FTS5 to score (FTS5's cost grows with every paper holding a word), and a filtered one still does."""
 
 from __future__ import annotations
@@ -61,6 +62,40 @@ PHRASES = [["graph neural network", "neural networks"], ["reinforcement learning
            ["learned learner learning"], ["bandit regret", "kernel"]]  # fmt: skip
 
 
+def _surface_oracle(path: Path, queries: list[list[list[str]]], in_a_row: bool) -> set[str]:
+    """The papers an FTS5 table of the words as written (the index's surface tokenizer, its live texts) finds
+    for the queries: each a phrase for every choice of one word per slot, or each slot's words anywhere."""
+    from askpapers.vectorstore.lexical import SURFACE_TOKENIZE, surface_slots
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute(f"ATTACH DATABASE '{path}' AS i")
+        conn.execute(f"CREATE VIRTUAL TABLE s USING fts5(title, abstract, tokenize = '{SURFACE_TOKENIZE}')")
+        conn.execute("INSERT INTO s(rowid, title, abstract) SELECT rowid, title, abstract FROM i.papers")
+        found: set[str] = set()
+        for query in queries:
+            slots = surface_slots(query)
+            if slots is None:
+                continue
+            if in_a_row:
+                phrases = [""]
+                for slot in slots:
+                    phrases = [f"{p} {w}".strip() for p in phrases for w in slot]
+                expr = " OR ".join(f'"{p}"' for p in phrases)
+            else:
+                expr = " AND ".join("(" + " OR ".join(f'"{w}"' for w in slot) + ")" for slot in slots)
+            sql = "SELECT p.paper_id FROM s JOIN i.papers AS p ON p.rowid = s.rowid WHERE s MATCH ?"
+            found |= {str(pid) for (pid,) in conn.execute(sql, (expr,))}
+        return found
+    finally:
+        conn.close()
+
+
+def _surface_queries(rng: random.Random, n: int) -> list[list[list[str]]]:
+    written = [*WORDS, "Networks", "CAFÉ", "naive", "cafe"]
+    return [[rng.sample(written, rng.randint(1, 3)) for _ in range(rng.randint(1, 3))] for _ in range(n)]
+
+
 def _ordered(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
     """FTS5's ranking with ties put in row id order, as the postings put them."""
     return sorted(ranked, key=lambda r: (-r[1], rowid_of(r[0])))
@@ -79,6 +114,11 @@ def _agrees(index: LexicalIndex, n: int = 25) -> None:
         words = all_words_expression(phrases)
         assert index.all_words_ids(phrases) == index._ids(words, None), phrases
         assert index.all_words_search(phrases, 1000) == _ordered(index._match(words, 1000, None)), phrases
+    rng = random.Random(len(index.listing()))
+    for in_a_row in (True, False):
+        for _ in range(12):
+            queries = _surface_queries(rng, rng.randint(1, 3))
+            assert index.surface_ids(queries, in_a_row) == _surface_oracle(index.path, queries, in_a_row), queries
     for facets in zip(PHRASES, PHRASES[1:] + PHRASES[:1], strict=True):
         both = " AND ".join(f"({phrase_expression(f)})" for f in facets)
         assert index.facet_count(list(facets)) == len(index._ids(both, None)), facets

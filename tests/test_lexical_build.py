@@ -29,7 +29,7 @@ def test_a_rebuilt_index_is_one_segment(tmp_path: Path) -> None:
     assert [pid for pid, _ in index.search("quokka burrows", 5)] == ["quokka"]
 
 
-def test_the_surface_table_forgets_a_replaced_text(tmp_path: Path) -> None:
+def test_the_surface_postings_forget_a_replaced_text(tmp_path: Path) -> None:
     index = LexicalIndex(tmp_path / "index.sqlite")
     papers = [Paper(paper_id="a", title="Quokka burrows", abstract="We count quokka burrows on islands."),
               Paper(paper_id="b", title="Wombat burrows", abstract="Wombats dig burrows.")]  # fmt: skip

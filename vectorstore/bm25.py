@@ -16,6 +16,12 @@ order of its floating-point operations: for each phrase in order, ``idf * ((f * 
 D / avgdl)))`` with ``idf = log((N - n + 0.5) / (n + 0.5))`` (1e-6 when not positive), ``f`` the phrase's weighted
 count in the paper, ``n`` the papers stating it, ``D`` the paper's tokens and ``avgdl`` the mean over the papers.
 
+The same machinery keeps a second family of postings, ``surface``: the words as written (lower-cased, no stems, the
+tokenizer :data:`~vectorstore.lexical.SURFACE_TOKENIZE`), for the papers that state a phrase in the forms the
+matcher accepts (:meth:`Reader.in_a_row`); it shares the papers' numbers and lengths with the ranked family and is
+matched, never scored. (It replaced an FTS5 table of those words, whose phrase queries read every paper holding a
+word: a third of a first-time answer at 900k papers.)
+
 Papers are numbered in the order they were indexed; a paper written again gets a new number and its old one is
 marked dead. A rebuild writes a segment of postings per term for every :data:`SEGMENT_PAPERS` papers (so its
 memory stays bounded), an update one segment for each term its papers hold: it costs what the new papers cost, not
@@ -24,6 +30,7 @@ what the index holds.
 
 from __future__ import annotations
 
+import copy
 import math
 import sqlite3
 import threading
@@ -40,13 +47,17 @@ UPDATE_BATCH = 2_000  # papers an update tokenizes at a time (its postings are w
 POSTINGS_CACHE = 256 * 2**20  # bytes of decoded postings and phrase matches kept per index revision
 ABSTRACT = 1 << 31  # a position's column bit: set for the abstract, clear for the title
 
+RANKED, SURFACE = "bm25", "surface"  # the families of postings: their tables' prefixes
 SCHEMA = """
 CREATE TABLE bm25_terms(term TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE bm25_postings(key INTEGER PRIMARY KEY, docs BLOB NOT NULL, tf BLOB NOT NULL, pos BLOB NOT NULL);
 CREATE TABLE bm25_docs(key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE surface_terms(term TEXT PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE surface_postings(key INTEGER PRIMARY KEY, docs BLOB NOT NULL, tf BLOB NOT NULL, pos BLOB NOT NULL);
 """
-# bm25_postings: docs int32 (the papers' numbers, ascending), tf uint32 pairs (title, abstract), pos uint32 (each
-# posting's positions in order: the column bit, ABSTRACT, and the token's offset in the column);
+# bm25_postings (and surface_postings): docs int32 (the papers' numbers, ascending), tf uint32 pairs (title,
+# abstract), pos uint32 (each posting's positions in order: the column bit, ABSTRACT, and the token's offset in the
+# column);
 # bm25_docs: 'rowids' int64 (each number's row id), 'ids' (the paper ids, UTF-8, one after another) and 'ids_end'
 # int64 (where each ends), 'lengths' int32 (tokens), 'alive' uint8, 'order' int32 (the numbers sorted by row id,
 # stable), 'segment' (the last one written)
@@ -127,12 +138,12 @@ _query_terms = threading.local()
 
 def query_terms(texts: Sequence[str], tokenize: str) -> list[list[str]]:
     """The terms FTS5 searches for each text quoted as a phrase, in order."""
-    conn = getattr(_query_terms, "conn", None)
+    conns: dict[str, sqlite3.Connection] = _query_terms.__dict__.setdefault("conns", {})  # (one per tokenizer)
+    conn = conns.get(tokenize)
     if conn is None:
-        conn = sqlite3.connect(":memory:")
+        conn = conns[tokenize] = sqlite3.connect(":memory:")
         conn.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '{tokenize}')")
         conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-        _query_terms.conn = conn
     out: list[list[str]] = [[] for _ in texts]
     with conn:
         conn.executemany("INSERT INTO t(rowid, x) VALUES (?,?)", list(enumerate(texts)))
@@ -142,28 +153,30 @@ def query_terms(texts: Sequence[str], tokenize: str) -> list[list[str]]:
     return out
 
 
-def _term_ids(conn: sqlite3.Connection, terms: Sequence[str]) -> dict[str, int]:
+def _term_ids(conn: sqlite3.Connection, terms: Sequence[str], family: str) -> dict[str, int]:
     """The ids of these terms, new ones given the next free ids (and written)."""
     wanted = list(dict.fromkeys(terms))
     known: dict[str, int] = {}
     for i in range(0, len(wanted), 500):
         part = wanted[i : i + 500]
         marks = ",".join("?" * len(part))
-        known.update(conn.execute(f"SELECT term, id FROM bm25_terms WHERE term IN ({marks})", part).fetchall())
+        sql = f"SELECT term, id FROM {family}_terms WHERE term IN ({marks})"  # (names of this module)
+        known.update(conn.execute(sql, part).fetchall())
     fresh = [t for t in wanted if t not in known]
     if fresh:
-        start = int(conn.execute("SELECT coalesce(max(id), -1) + 1 FROM bm25_terms").fetchone()[0])
+        start = int(conn.execute(f"SELECT coalesce(max(id), -1) + 1 FROM {family}_terms").fetchone()[0])
         new = {t: start + i for i, t in enumerate(fresh)}
-        conn.executemany("INSERT INTO bm25_terms(term, id) VALUES (?,?)", new.items())
+        conn.executemany(f"INSERT INTO {family}_terms(term, id) VALUES (?,?)", new.items())
         known.update(new)
     return known
 
 
-def _write_segment(conn: sqlite3.Connection, batches: list[tuple[Batch, int]], segment: int) -> None:
-    """One postings row per term of these batches (each with the number of its first paper), as ``segment``."""
+def _write_segment(conn: sqlite3.Connection, batches: list[tuple[Batch, int]], segment: int, family: str) -> None:
+    """One postings row per term of these batches (each with the number of its first paper), as ``segment`` of
+    the ``family``'s postings."""
     if segment >= 1 << SEGMENT_BITS:
         raise OverflowError("the BM25 postings have too many segments: rebuild the index")
-    ids = _term_ids(conn, [t for b, _ in batches for t in b.terms])
+    ids = _term_ids(conn, [t for b, _ in batches for t in b.terms], family)
     tid = np.concatenate([np.fromiter((ids[t] for t in b.terms), dtype=np.int64, count=len(b.terms))
                           for b, _ in batches])  # fmt: skip
     docs = np.concatenate([b.docs + first for b, first in batches])
@@ -191,7 +204,7 @@ def _write_segment(conn: sqlite3.Connection, batches: list[tuple[Batch, int]], s
                    np.stack([title[s:e], abstract[s:e]], axis=1).astype(np.uint32).tobytes(),
                    pos[inst[s] : inst[e]].tobytes())  # fmt: skip
 
-    conn.executemany("INSERT INTO bm25_postings(key, docs, tf, pos) VALUES (?,?,?,?)", rows())
+    conn.executemany(f"INSERT INTO {family}_postings(key, docs, tf, pos) VALUES (?,?,?,?)", rows())
 
 
 def _write_docs(
@@ -209,33 +222,38 @@ def _write_docs(
 
 
 class Builder:
-    """The postings of a full rebuild, gathered batch by batch and written a segment at a time."""
+    """The postings of a full rebuild, gathered batch by batch and written a segment at a time: the ranked
+    family's with ``tokenize``, the surface family's with ``surface``."""
 
-    def __init__(self, conn: sqlite3.Connection, tokenize: str) -> None:
-        self.conn, self.tokenize = conn, tokenize
+    def __init__(self, conn: sqlite3.Connection, tokenize: str, surface: str) -> None:
+        self.conn, self.tokenizers = conn, {RANKED: tokenize, SURFACE: surface}
         self.rowids: list[int] = []
         self.ids: list[bytes] = []
         self.lengths: list[np.ndarray] = []
-        self.pending: list[tuple[Batch, int]] = []
+        self.pending: dict[str, list[tuple[Batch, int]]] = {family: [] for family in self.tokenizers}
+        self.first = 0  # the number of the first paper pending
         self.segment = -1
 
     def add(self, rows: Sequence[tuple[int, str, str, str]]) -> None:
         """Add papers given as (row id, paper id, title, abstract), as the papers table holds them."""
         if not rows:
             return
-        batch = postings_of([(r[2], r[3]) for r in rows], self.tokenize)
-        self.pending.append((batch, len(self.rowids)))
+        texts = [(r[2], r[3]) for r in rows]
+        for family, tokenize in self.tokenizers.items():
+            self.pending[family].append((postings_of(texts, tokenize), len(self.rowids)))
         self.rowids.extend(r[0] for r in rows)
         self.ids.extend(r[1].encode("utf-8") for r in rows)
-        self.lengths.append(batch.lengths)
-        if len(self.rowids) - self.pending[0][1] >= SEGMENT_PAPERS:
+        self.lengths.append(self.pending[RANKED][-1][0].lengths)
+        if len(self.rowids) - self.first >= SEGMENT_PAPERS:
             self._flush()
 
     def _flush(self) -> None:
-        if self.pending:
+        if self.pending[RANKED]:
             self.segment += 1
-            _write_segment(self.conn, self.pending, self.segment)
-            self.pending = []
+            for family, batches in self.pending.items():
+                _write_segment(self.conn, batches, self.segment, family)
+            self.pending = {family: [] for family in self.tokenizers}
+            self.first = len(self.rowids)
 
     def write(self) -> None:
         """Write what is left, and the papers' numbers (a row id given twice: the last one stands, as INSERT OR
@@ -251,9 +269,9 @@ class Builder:
         _write_docs(self.conn, rowids, b"".join(self.ids), ends, lengths, alive, max(self.segment, 0))
 
 
-def update(conn: sqlite3.Connection, tokenize: str, new: Sequence[tuple[int, str, str, str]]) -> None:
-    """Add papers (row id, paper id, title, abstract) to the postings in ``conn`` as one new segment; the numbers of
-    those already there are marked dead."""
+def update(conn: sqlite3.Connection, tokenize: str, surface: str, new: Sequence[tuple[int, str, str, str]]) -> None:
+    """Add papers (row id, paper id, title, abstract) to the postings in ``conn`` (both families: see
+    :class:`Builder`) as one new segment; the numbers of those already there are marked dead."""
     docs_rows = dict(conn.execute("SELECT key, value FROM bm25_docs").fetchall())
     rowids = np.frombuffer(docs_rows["rowids"], dtype=np.int64)
     lengths = np.frombuffer(docs_rows["lengths"], dtype=np.int32).astype(np.int64)
@@ -270,7 +288,9 @@ def update(conn: sqlite3.Connection, tokenize: str, new: Sequence[tuple[int, str
     texts = [(t, a) for _, t, a in latest.values()]
     step = UPDATE_BATCH
     batches = [(postings_of(texts[i : i + step], tokenize), len(rowids) + i) for i in range(0, len(texts), step)]
-    _write_segment(conn, batches, segment)
+    _write_segment(conn, batches, segment, RANKED)
+    written = [(postings_of(texts[i : i + step], surface), len(rowids) + i) for i in range(0, len(texts), step)]
+    _write_segment(conn, written, segment, SURFACE)
     old_end = np.frombuffer(docs_rows["ids_end"], dtype=np.int64)
     new_ids = [pid.encode("utf-8") for pid, _, _ in latest.values()]
     ends = np.concatenate([old_end, (old_end[-1] if len(old_end) else 0) + np.cumsum([len(i) for i in new_ids])])
@@ -289,6 +309,32 @@ def _in_sorted(values: np.ndarray, sorted_array: np.ndarray) -> np.ndarray:
     return out
 
 
+class _Cache:
+    """Decoded postings and phrase matches, the least recently used dropped past :data:`POSTINGS_CACHE` bytes."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[object, ...], tuple[object, int]] = OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[object, ...]) -> object | None:
+        with self._lock:
+            got = self._kept.get(key)
+            if got is None:
+                return None
+            self._kept.move_to_end(key)
+            return got[0]
+
+    def put(self, key: tuple[object, ...], value: object, nbytes: int) -> None:
+        with self._lock:
+            if key not in self._kept:
+                self._kept[key] = (value, nbytes)
+                self._size += nbytes
+            while self._size > POSTINGS_CACHE and len(self._kept) > 1:
+                _, (_, size) = self._kept.popitem(last=False)
+                self._size -= size
+
+
 class Reader:
     """Matches and scores over the postings of one revision of an index (see the module's docstring)."""
 
@@ -302,34 +348,28 @@ class Reader:
         self.n = int(self.alive.sum())
         avgdl = float(np.sum(length[self.alive], dtype=np.int64)) / self.n if self.n else 1.0
         self.norm = K1 * (1 - B + B * length / avgdl)  # (the denominator's part a paper's length sets)
-        self._cache: OrderedDict[tuple[str, Phrase], tuple[object, int]] = OrderedDict()
-        self._cached = 0
-        self._lock = threading.Lock()
+        self.family = RANKED
+        self._cache = _Cache()
+
+    def written(self) -> Reader:
+        """This reader over the surface family's postings (the words as written): the same papers and cache."""
+        other = copy.copy(self)
+        other.family = SURFACE
+        return other
 
     # -- reading ---------------------------------------------------------------------------------------------
     def _cached_get(self, key: tuple[str, Phrase]) -> object | None:
-        with self._lock:
-            got = self._cache.get(key)
-            if got is None:
-                return None
-            self._cache.move_to_end(key)
-            return got[0]
+        return self._cache.get((self.family, *key))
 
     def _cache_put(self, key: tuple[str, Phrase], value: object, nbytes: int) -> None:
-        with self._lock:
-            if key not in self._cache:
-                self._cache[key] = (value, nbytes)
-                self._cached += nbytes
-            while self._cached > POSTINGS_CACHE and len(self._cache) > 1:
-                _, (_, size) = self._cache.popitem(last=False)
-                self._cached -= size
+        self._cache.put((self.family, *key), value, nbytes)
 
     def _rows(self, conn: sqlite3.Connection, term: str, columns: str) -> list[tuple[bytes, ...]]:
-        row = conn.execute("SELECT id FROM bm25_terms WHERE term = ?", (term,)).fetchone()
+        row = conn.execute(f"SELECT id FROM {self.family}_terms WHERE term = ?", (term,)).fetchone()
         if row is None:
             return []
         lo = int(row[0]) << SEGMENT_BITS
-        sql = f"SELECT {columns} FROM bm25_postings WHERE key >= ? AND key < ? ORDER BY key"  # (names of this module)
+        sql = f"SELECT {columns} FROM {self.family}_postings WHERE key >= ? AND key < ? ORDER BY key"  # (our names)
         return list(conn.execute(sql, (lo, lo + (1 << SEGMENT_BITS))).fetchall())
 
     def postings(self, conn: sqlite3.Connection, term: str) -> Postings:
@@ -373,6 +413,21 @@ class Reader:
         else:
             out = self._consecutive(conn, phrase)
         self._cache_put(("stated", phrase), out, out.nbytes)
+        return out
+
+    def in_a_row(self, conn: sqlite3.Connection, slots: Sequence[Sequence[str]]) -> np.ndarray:
+        """The numbers of the live papers holding one term of each slot at consecutive positions of one column,
+        ascending: FTS5's OR over the phrase of every choice of one term per slot, without making the choices."""
+        if not slots or not all(slots):
+            return _EMPTY
+        at = [np.unique(np.concatenate([self._instances(conn, t) for t in dict.fromkeys(slot)])) for slot in slots]
+        rare = int(np.argmin([len(keys) for keys in at]))
+        start = at[rare][(at[rare] & (ABSTRACT - 1)) >= rare] - rare
+        for j, keys in enumerate(at):
+            if j != rare and len(start):
+                start = start[_in_sorted(start + j, keys)]
+        docs = np.unique(start >> 32)
+        out: np.ndarray = docs[self.alive[docs]]
         return out
 
     def _consecutive(self, conn: sqlite3.Connection, phrase: Phrase) -> Postings:

@@ -31,9 +31,10 @@ from askpapers.vectorstore.text import STOPWORDS, stem, tokens
 from askpapers.vectorstore.types import Filters, Listed, Paper
 
 TOKENIZE = "porter unicode61 remove_diacritics 2"  # FTS5's tokenizer for titles and abstracts (and queries)
-# The surface table's: the words as written, lower-cased, split as vectorstore.text.tokens splits them (letters and
-# digits), without stems, so that a query can ask for the forms a phrase's words take ("transformer",
-# "transformers") and not every word of their stem ("transform", "transformation").
+# The surface postings' (vectorstore.bm25, family "surface"): the words as written, lower-cased, split as
+# vectorstore.text.tokens splits them (letters and digits), without stems, so that a query can ask for the forms a
+# phrase's words take ("transformer", "transformers") and not every word of their stem ("transform",
+# "transformation").
 SURFACE_TOKENIZE = "unicode61 remove_diacritics 0"
 _SCHEMA = (
     f"""
@@ -41,8 +42,6 @@ CREATE VIRTUAL TABLE papers USING fts5(
     paper_id UNINDEXED, title, abstract, venue UNINDEXED, year UNINDEXED, has_code UNINDEXED,
     tokenize = '{TOKENIZE}'
 );
-CREATE VIRTUAL TABLE surface USING fts5(title, abstract, content = '', columnsize = 0,
-    tokenize = '{SURFACE_TOKENIZE}');
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE words(word TEXT PRIMARY KEY, stem TEXT NOT NULL, df INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX words_by_stem ON words(stem);
@@ -107,26 +106,11 @@ def _all_words_parts(phrases: list[str], max_phrases: int = 8) -> list[tuple[str
     return list(dict.fromkeys(parts))
 
 
-SURFACE_PHRASES = 32  # phrases OR-ed in one surface query (a phrase whose words take many forms needs several)
-
-
-def surface_expressions(queries: list[list[list[str]]], in_a_row: bool) -> list[str]:
-    """FTS5 MATCH strings for :meth:`LexicalIndex.surface_ids`: each slot's words as quoted tokens (only letters and
-    digits reach FTS5), a phrase for every choice of one word per slot, at most :data:`SURFACE_PHRASES` a string."""
-    parts: list[str] = []
-    for query in queries:
-        slots = [[w for w in dict.fromkeys(t for word in slot for t in tokens(word)[:1])] for slot in query]
-        if not slots or not all(slots):
-            continue
-        if in_a_row:
-            phrases = [""]
-            for slot in slots:
-                phrases = [f"{p} {w}".strip() for p in phrases for w in slot]
-            parts += [f'"{p}"' for p in phrases]
-        else:
-            parts.append("(" + " AND ".join("(" + " OR ".join(f'"{w}"' for w in slot) + ")" for slot in slots) + ")")
-    parts = list(dict.fromkeys(parts))
-    return [" OR ".join(parts[i : i + SURFACE_PHRASES]) for i in range(0, len(parts), SURFACE_PHRASES)]
+def surface_slots(query: list[list[str]]) -> list[list[str]] | None:
+    """A surface query's slots as the words asked for (each word's first token: only letters and digits are
+    words), or None when a slot asks for no word (the query matches nothing)."""
+    slots = [list(dict.fromkeys(t for word in slot for t in tokens(word)[:1])) for slot in query]
+    return slots if slots and all(slots) else None
 
 
 def match_expression(query: str, max_terms: int = 32, leave_out: Collection[str] = ()) -> str:
@@ -157,9 +141,9 @@ def common_words(words: Iterable[str], papers_with: Callable[[str], int], n: int
 # from Chroma, whose reads of documents cost about half a millisecond each); the vectors (each paper's embedding and
 # its chunks', float32 as Chroma holds them: the reranker reads a few hundred per question, and Chroma's get of them
 # cost 6 ms per 250 papers at 50k)
-# the surface table (the words as written, without the text: papers stating a phrase in the forms the matcher
-# accepts are counted from it, not read one by one)
-FORMAT = "11"
+# the BM25 postings of the words as stemmed and as written (the latter for the papers stating a phrase in the
+# forms the matcher accepts: they replaced an FTS5 table of those words in format 12)
+FORMAT = "12"
 
 
 def rowid_of(paper_id: str) -> int:
@@ -193,11 +177,6 @@ def _vector_rows(ids: list[str], vectors: VectorSource) -> list[tuple[int, bytes
 def _features(batch: list[tuple[Any, ...]]) -> list[tuple[int, bytes]]:
     """The reranker's text data of each row (rowid, title, abstract), derived once here rather than per query."""
     return [(r[0], encode(r[2], r[3])) for r in batch]
-
-
-def _surface(batch: list[tuple[Any, ...]]) -> list[tuple[int, str, str]]:
-    """The surface table's rows of these rows (rowid, title, abstract: as the papers table holds them)."""
-    return [(r[0], r[2], r[3]) for r in batch]
 
 
 def _record(p: Paper) -> tuple[int, str]:
@@ -294,7 +273,7 @@ class LexicalIndex:
             counts: Counter[str] = Counter()
             venues: set[str] = set()
             years: set[int] = set()
-            postings = bm25.Builder(conn, TOKENIZE)
+            postings = bm25.Builder(conn, TOKENIZE, SURFACE_TOKENIZE)
             for chunk in _batches(papers, 2000):
                 batch = [_row(p) for p in chunk]
                 postings.add([r[:4] for r in batch])
@@ -302,7 +281,6 @@ class LexicalIndex:
                 years.update(p.year for p in chunk if p.year is not None)
                 conn.executemany("INSERT OR REPLACE INTO papers(rowid, paper_id, title, abstract, venue, year, "
                                  "has_code) VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
-                conn.executemany("INSERT INTO surface(rowid, title, abstract) VALUES (?,?,?)", _surface(batch))
                 conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                 conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                 conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
@@ -321,7 +299,6 @@ class LexicalIndex:
             # The full-text index merged into one segment, and the file rewritten table by table (the batches above
             # interleave the tables' pages): at 50k papers, 2.7 s more, and BM25 searches 10.1 -> 9.2 ms.
             conn.execute("INSERT INTO papers(papers) VALUES ('optimize')")
-            conn.execute("INSERT INTO surface(surface) VALUES ('optimize')")
             conn.commit()
             conn.execute("VACUUM")
         finally:
@@ -352,9 +329,6 @@ class LexicalIndex:
                                            (r[0],)).fetchone()  # fmt: skip
                         if old is not None:
                             counts.subtract(indexed_words(old[0], old[1]))
-                            # (a table without its text forgets a row given the text it was indexed with)
-                            conn.execute("INSERT INTO surface(surface, rowid, title, abstract) "
-                                         "VALUES ('delete', ?, ?, ?)", (r[0], old[0], old[1]))  # fmt: skip
                             moved = moved or (old[2] or "") != (r[4] or "") or _year(old[3]) != _year(r[5])
                         else:
                             n += 1
@@ -367,7 +341,6 @@ class LexicalIndex:
                     conn.executemany("DELETE FROM papers WHERE rowid = ?", [(r[0],) for r in batch])
                     conn.executemany("INSERT INTO papers(rowid, paper_id, title, abstract, venue, year, has_code) "
                                      "VALUES (?,?,?,?,?,?,?)", batch)  # fmt: skip
-                    conn.executemany("INSERT INTO surface(rowid, title, abstract) VALUES (?,?,?)", _surface(batch))
                     conn.executemany("INSERT OR REPLACE INTO features(rowid, data) VALUES (?,?)", _features(batch))
                     conn.executemany("INSERT OR REPLACE INTO listing VALUES (?,?,?,?,?)", [_listed(p) for p in chunk])
                     conn.executemany("INSERT OR REPLACE INTO records VALUES (?,?)", [_record(p) for p in chunk])
@@ -375,7 +348,7 @@ class LexicalIndex:
                     if vectors is not None:
                         rows = _vector_rows([p.paper_id for p in chunk], vectors)
                         conn.executemany("INSERT INTO vectors VALUES (?,?,?)", rows)
-                bm25.update(conn, TOKENIZE, added)
+                bm25.update(conn, TOKENIZE, SURFACE_TOKENIZE, added)
                 # (a paper that moved to another venue or year may have taken the last paper of its old one away:
                 # counted again then; a scan of every row, 0.5 s at 900k papers)
                 if moved or venues is None or years is None:
@@ -670,15 +643,27 @@ class LexicalIndex:
         each slot the words that may fill it: with ``in_a_row``, the slots' words consecutive (a phrase: "graph
         neural network" or "graph neural networks"); without, each slot's word anywhere in the paper."""
         conn = self._conn()
-        ids: set[str] = set()
-        if conn is None:
-            return ids
-        reader = self._reader(conn)
-        for expr in surface_expressions(queries, in_a_row):
-            rowids = [r for (r,) in conn.execute("SELECT rowid FROM surface WHERE surface MATCH ?", (expr,))]
-            numbers = reader.numbers(rowids)  # (the ids from the postings' list, not a listing lookup each)
-            ids.update(reader.paper_ids(numbers[numbers >= 0]))
-        return ids
+        asked = [slots for query in queries if (slots := surface_slots(query)) is not None]
+        if conn is None or not asked:
+            return set()
+        reader = self._reader(conn).written()
+        words = list(dict.fromkeys(w for slots in asked for slot in slots for w in slot))
+        terms = dict(zip(words, map(tuple, bm25.query_terms(words, SURFACE_TOKENIZE)), strict=True))
+        found: list[np.ndarray] = []
+        for slots in asked:
+            options = [[terms[w] for w in slot if terms[w]] for slot in slots]
+            if not all(options):
+                continue  # (a word no term is made of: FTS5 finds nothing for it)
+            if not in_a_row:
+                found.append(reader.matches(conn, [options]))
+            elif all(len(t) == 1 for slot in options for t in slot):
+                found.append(reader.in_a_row(conn, [[t[0] for t in slot] for slot in options]))
+            else:  # (a word of several terms: each choice of one word per slot as one phrase)
+                phrases: list[bm25.Phrase] = [()]
+                for slot in options:
+                    phrases = [p + t for p in phrases for t in slot]
+                found.append(reader.matches(conn, [[phrases]]))
+        return self._paper_ids(np.unique(np.concatenate(found))) if found else set()
 
     def field_scores(self, query: str, paper_ids: list[str]) -> dict[str, tuple[float, float, float]]:
         """BM25 of the query's words in each given paper: (title and abstract, title only, abstract only); higher

@@ -51,7 +51,7 @@ class _Place:
 log = logging.getLogger("askpapers")
 LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
 # Above this many candidates, the papers the index shows to state every facet in a form the matcher accepts (its
-# surface table: FacetPools.stated) are counted without being read one by one; the papers read are the top of the
+# surface postings: FacetPools.stated) are counted without being read one by one; the papers read are the top of the
 # ranked search, those that may meet a facet by embedding alone, and PAGE_READ more of the stating ones, best by
 # BM25, so that a page of answers has its evidence. (At 50k papers, reading and checking one candidate costs about
 # 0.3 ms: 0.86 s for the 2,790 papers using reinforcement learning, 20 s for the 75k a million papers would hold.)

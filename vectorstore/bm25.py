@@ -441,21 +441,63 @@ class Reader:
         out: np.ndarray = docs[self.alive[docs]]
         return out
 
+    def _positions(self, conn: sqlite3.Connection, term: str) -> tuple[np.ndarray, np.ndarray]:
+        """A term's positions as stored (each posting's run of column bit and offset, one run after another, for
+        the postings :meth:`postings` keeps) and where each posting's run starts."""
+        got = self._cached_get(("positions", (term,)))
+        if isinstance(got, tuple):
+            return got
+        p = self.postings(conn, term)
+        counts = (p.title + p.abstract).astype(np.int64)
+        pos = np.zeros(0, dtype=np.uint32)
+        if len(p.docs):
+            pos = np.concatenate([np.frombuffer(r[0], dtype=np.uint32) for r in self._rows(conn, term, "pos")])
+        out = (pos[: int(counts.sum())], np.cumsum(counts) - counts)
+        self._cache_put(("positions", (term,)), out, out[0].nbytes + out[1].nbytes)
+        return out
+
+    def _instances_in(self, conn: sqlite3.Connection, term: str, docs: np.ndarray) -> np.ndarray:
+        """The term's position keys (see :meth:`_instances`) in these papers (ascending numbers whose postings
+        hold the term), sorted; all of its keys when those are at hand."""
+        full = self._cached_get(("instances", (term,)))
+        if isinstance(full, np.ndarray):
+            return full
+        p = self.postings(conn, term)
+        at = np.searchsorted(p.docs, docs)
+        pos, starts = self._positions(conn, term)
+        counts = (p.title[at] + p.abstract[at]).astype(np.int64)
+        ends = np.cumsum(counts)
+        where = np.repeat(starts[at] - (ends - counts), counts) + np.arange(int(ends[-1]) if len(ends) else 0)
+        out: np.ndarray = (np.repeat(docs, counts) << 32) | pos[where].astype(np.int64)
+        return out
+
     def _consecutive(self, conn: sqlite3.Connection, phrase: Phrase) -> Postings:
-        # the rarest term's positions anchor the phrase; each other term must sit at its offset from there
+        # the papers holding every term; in them, the rarest term's positions anchor the phrase and each other term
+        # must sit at its offset from there (only those papers' positions are read out: a common word holds
+        # millions of positions at 1M papers)
         sizes = [len(self.postings(conn, t).docs) for t in phrase]
         if min(sizes) == 0:
             return Postings(_EMPTY, np.zeros(0), np.zeros(0))
         rare = int(np.argmin(sizes))
-        keys = self._instances(conn, phrase[rare])
+        docs = self.postings(conn, phrase[rare]).docs
+        for j, term in enumerate(phrase):
+            if j != rare and len(docs):
+                docs = docs[_in_sorted(docs, self.postings(conn, term).docs)]
+        if not len(docs):
+            return Postings(_EMPTY, np.zeros(0), np.zeros(0))
+        keys = self._instances_in(conn, phrase[rare], docs)
         start = keys[(keys & (ABSTRACT - 1)) >= rare] - rare
         for j, term in enumerate(phrase):
             if j != rare and len(start):
-                start = start[_in_sorted(start + j, self._instances(conn, term))]
-        docs, first, per = np.unique(start >> 32, return_index=True, return_counts=True)
+                start = start[_in_sorted(start + j, self._instances_in(conn, term, docs))]
+        # (the starts stay sorted: each paper's are a run)
+        of = start >> 32
+        first = np.flatnonzero(np.r_[True, of[1:] != of[:-1]]) if len(of) else _EMPTY
+        per = np.diff(np.r_[first, len(of)]).astype(np.float64)
         in_abstract = np.add.reduceat(((start >> 31) & 1).astype(np.float64), first) if len(first) else np.zeros(0)
-        live = self.alive[docs]
-        return Postings(docs[live], (per - in_abstract)[live].astype(np.float64), in_abstract[live])
+        found = of[first]
+        live = self.alive[found]
+        return Postings(found[live], (per - in_abstract)[live], in_abstract[live])
 
     # -- expressions ----------------------------------------------------------------------------------------
     def groups(self, conn: sqlite3.Connection, expr: Expression) -> list[np.ndarray]:

@@ -382,8 +382,11 @@ class Reader:
         docs = np.concatenate([np.frombuffer(d, dtype=np.int32) for d, _ in rows]).astype(np.int64) if rows else _EMPTY
         tf = (np.concatenate([np.frombuffer(t, dtype=np.uint32).reshape(-1, 2) for _, t in rows])
               if rows else np.zeros((0, 2), dtype=np.uint32))  # fmt: skip
-        keep = docs < len(self.alive)  # (postings written after this reader's papers were read)
-        p = Postings(docs[keep], tf[keep, 0].astype(np.float64), tf[keep, 1].astype(np.float64))
+        # the papers this reader knows: the numbers ascend from segment to segment, so postings written after its
+        # papers were read come last (a slice, not a mask: copying a common word's postings by mask took 13-18 ms
+        # at 1M papers)
+        keep = int(np.searchsorted(docs, len(self.alive)))
+        p = Postings(docs[:keep], tf[:keep, 0].astype(np.float64), tf[:keep, 1].astype(np.float64))
         self._cache_put(("postings", (term,)), p, p.nbytes)
         return p
 

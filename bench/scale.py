@@ -434,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.compare:
         return 1 if compare(json.loads(FIRST_RESULTS.read_text()), *args.compare) else 0
     if args.large:
-        from bench.scale_large import LARGE_HEADING, large, large_report, plot
+        from bench.scale_large import LARGE_HEADING, large, large_section, plot
         from bench.synthetic import SHARD
 
         if any(size % SHARD for size in sorted(args.large)[:-1]):
@@ -449,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         first_kept = json.loads(FIRST_RESULTS.read_text()) if FIRST_RESULTS.exists() else {}
         plot(kept_large, first_kept, args.out.with_suffix(".png"))
         old = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        args.out.write_text(splice(old, LARGE_HEADING, large_report(kept_large)), encoding="utf-8")
+        args.out.write_text(splice(old, LARGE_HEADING, large_section(old, kept_large)), encoding="utf-8")
         log(f"wrote {args.out} and {args.out.with_suffix('.png').name}")
         return 0
     if args.first_time:

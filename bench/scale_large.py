@@ -200,8 +200,31 @@ def _fmt(values: list[float]) -> str:
     return f"{statistics.median(values):.0f} / {pct(values, 0.95):.0f} ms"
 
 
-def large_report(kept: dict[str, dict[str, Any]]) -> list[str]:
-    """The report's section on the large runs (see the module's docstring)."""
+PLOT_LINE = "![first-time search and ask at 50k, 200k and 1M papers](benchmarks-scale.png)"
+
+
+def large_section(old: str, kept: dict[str, dict[str, Any]]) -> list[str]:
+    """The large runs' section written again from ``kept``, keeping what the old section (``old``, the report's
+    text under :data:`LARGE_HEADING`) holds besides: the rows of runs no longer kept (another code at a size kept
+    now, or measured before the cache was emptied), before the kept runs' rows, and the notes under the plot."""
+    start = old.find("\n" + LARGE_HEADING)
+    if start < 0:
+        return large_report(kept)
+    end = old.find("\n## ", start + 1)
+    section = old[start : end if end >= 0 else len(old)]
+    now = {(str(r.get("code", "")), f"{r['update']['files'][0]['total']:,}") for r in kept.values()}
+    rows = [
+        line for line in section.splitlines() if line.startswith("| ") and not line.startswith(("| code ", "| ---"))
+    ]
+    earlier = [row for row in rows if tuple(cell.strip() for cell in row.split("|")[1:3]) not in now]
+    at = section.find(PLOT_LINE)
+    notes = section[at + len(PLOT_LINE) :].strip("\n") if at >= 0 else ""
+    return large_report(kept, earlier, notes)
+
+
+def large_report(kept: dict[str, dict[str, Any]], earlier: list[str] | None = None, notes: str = "") -> list[str]:
+    """The report's section on the large runs (see the module's docstring): ``earlier`` rows (written as they
+    were) before the kept runs' rows, and ``notes`` under the plot."""
     if not kept:
         return []
     t = LARGE_TARGETS
@@ -228,6 +251,7 @@ def large_report(kept: dict[str, dict[str, Any]]) -> list[str]:
         "| search p50 / p95 (first time) | ask p50 / p95 (first time) | again: search / ask p50 | count question "
         "| cold start (first ask) | peak RSS: serving / ingest / server | on disk (BM25 index) | measured |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        *(earlier or []),
     ]
     for r in sorted(kept.values(), key=lambda r: r["size"]):
         q = r["questions"]
@@ -253,7 +277,9 @@ def large_report(kept: dict[str, dict[str, Any]]) -> list[str]:
             f"{ingest_rss} / {r['server_rss_mb']:,.0f} MB | {r['disk_mb'] / 1024:.1f} GB ({r['lexical_mb'] / 1024:.1f} "
             f"GB) | {r['measured']} |"
         )
-    lines += ["", "![first-time search and ask at 50k, 200k and 1M papers](benchmarks-scale.png)", ""]
+    lines += ["", PLOT_LINE, ""]
+    if notes:
+        lines += [notes, ""]
     return lines
 
 

@@ -29,3 +29,30 @@ def test_rows_of_runs_no_longer_kept_are_written_again_before_the_kept_runs() ->
     assert [row.split("|")[1].strip() for row in table] == ["before-49f69a0", "abc1234"]
     assert "150.0 / 200.0 ms" in table[1]  # the kept run is written from its results, not from the old row
     assert sum(line.startswith("| ---") for line in lines) == 1
+
+
+def _large(code: str, total: int) -> dict[str, object]:
+    q = {"search_first": [100.0, 120.0], "ask_first": [200.0, 240.0], "search_again": [50.0], "ask_again": [90.0],
+         "count_s": 0.5, "count_total": 7, "cold_s": 1.0, "peak_rss_mb": 1000.0}  # fmt: skip
+    update = {"files": [{"file": "x", "seconds": 1.0, "added": 1000, "total": total, "lexical_s": 3.7}]}
+    return {"size": total, "code": code, "measured": "now", "questions": q, "fts_count": 6, "server_rss_mb": 2000.0,
+            "disk_mb": 1024.0, "lexical_mb": 512.0, "update": update}  # fmt: skip
+
+
+def test_the_large_section_keeps_earlier_rows_and_its_notes() -> None:
+    """`bench.scale --large` writes its section again from the kept runs: a run at a size kept now replaces its own
+    row, the rows of other runs stay (before the kept runs'), and so do the notes under the plot."""
+    from bench.scale import splice
+    from bench.scale_large import LARGE_HEADING, PLOT_LINE, large_section
+
+    old = "\n".join([
+        "# Report", "", LARGE_HEADING, "", "| code | papers | more |", "| --- | --- | --- |",
+        "| aaa1111 | 902,968 | an earlier run |", "| bbb2222 | 1,008,968 | this run, measured before |", "",
+        PLOT_LINE, "", "**Notes.** Written by hand.", "", "## Next section", "Kept too.", ""])  # fmt: skip
+    lines = large_section(old, {"1000000": _large("bbb2222", 1_008_968)})
+    rows = [line for line in lines if line.startswith("| ") and not line.startswith(("| code", "| ---"))]
+    assert [row.split("|")[1].strip() for row in rows] == ["aaa1111", "bbb2222"]
+    assert "110 / 120 ms" in rows[1] and "measured before" not in rows[1]  # (the median of 100 and 120)
+    text = splice(old, LARGE_HEADING, lines)
+    assert "**Notes.** Written by hand." in text and text.count(PLOT_LINE) == 1
+    assert text.endswith("## Next section\nKept too.\n") and text.count("| aaa1111 |") == 1

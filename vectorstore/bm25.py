@@ -82,6 +82,7 @@ class Postings:
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+_NOTHING = Postings(_EMPTY, np.zeros(0), np.zeros(0))  # (no paper states it)
 
 
 def _scratch(tokenize: str) -> sqlite3.Connection:
@@ -396,12 +397,8 @@ class Reader:
         if isinstance(got, np.ndarray):
             return got
         p = self.postings(conn, term)
-        counts = (p.title + p.abstract).astype(np.int64)
-        keys = _EMPTY
-        if len(p.docs):
-            # (postings() keeps a prefix of the stored ones: the positions of the first papers, in the same order)
-            pos = np.concatenate([np.frombuffer(r[0], dtype=np.uint32) for r in self._rows(conn, term, "pos")])
-            keys = (np.repeat(p.docs, counts) << 32) | pos[: int(counts.sum())].astype(np.int64)
+        pos, _ = self._positions(conn, term)
+        keys = (np.repeat(p.docs, (p.title + p.abstract).astype(np.int64)) << 32) | pos.astype(np.int64)
         self._cache_put(("instances", (term,)), keys, keys.nbytes)
         return keys
 
@@ -454,6 +451,7 @@ class Reader:
         counts = (p.title + p.abstract).astype(np.int64)
         pos = np.zeros(0, dtype=np.uint32)
         if len(p.docs):
+            # (postings() keeps a prefix of the stored ones: the positions of the first papers, in the same order)
             pos = np.concatenate([np.frombuffer(r[0], dtype=np.uint32) for r in self._rows(conn, term, "pos")])
         out = (pos[: int(counts.sum())], np.cumsum(counts) - counts)
         self._cache_put(("positions", (term,)), out, out[0].nbytes + out[1].nbytes)
@@ -480,14 +478,14 @@ class Reader:
         # millions of positions at 1M papers)
         sizes = [len(self.postings(conn, t).docs) for t in phrase]
         if min(sizes) == 0:
-            return Postings(_EMPTY, np.zeros(0), np.zeros(0))
+            return _NOTHING
         rare = int(np.argmin(sizes))
         docs = self.postings(conn, phrase[rare]).docs
         for j, term in enumerate(phrase):
             if j != rare and len(docs):
                 docs = docs[_in_sorted(docs, self.postings(conn, term).docs)]
         if not len(docs):
-            return Postings(_EMPTY, np.zeros(0), np.zeros(0))
+            return _NOTHING
         keys = self._instances_in(conn, phrase[rare], docs)
         start = keys[(keys & (ABSTRACT - 1)) >= rare] - rare
         for j, term in enumerate(phrase):

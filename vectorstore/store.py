@@ -106,7 +106,7 @@ class Store:
         where = None if since is None else {"ingested_at": {"$gte": since}}
         for ids, docs, metas in self._pages(self.papers, include=["documents", "metadatas"], where=where):
             for pid, doc, m in zip(ids, docs, metas, strict=True):
-                yield paper_from_record(pid, doc, m), float(m.get("ingested_at", 0.0) or 0.0)
+                yield paper_from_record(pid, doc, m), _stamp(m)
 
     def stamps_since(self, since: float) -> dict[str, float]:
         """The ids of the papers written at or after ``since``, each with the time its record was written (their
@@ -115,7 +115,7 @@ class Store:
         for ids, _docs, metas in self._pages(
             self.papers, include=["metadatas"], where={"ingested_at": {"$gte": since}}
         ):
-            out.update((pid, float(m.get("ingested_at", 0.0) or 0.0)) for pid, m in zip(ids, metas, strict=True))
+            out.update((pid, _stamp(m)) for pid, m in zip(ids, metas, strict=True))
         return out
 
     def iter_stamped_of(self, stamps: dict[str, float]) -> Iterator[tuple[Paper, float]]:
@@ -297,6 +297,11 @@ class Store:
         rev = uuid.uuid4().hex
         self.papers.modify(metadata={"embedder": self.embedder_id, "dim": self.dim, "revision": rev})
         return rev
+
+
+def _stamp(meta: dict[str, Any]) -> float:
+    """When a paper's record was written (its ``ingested_at``; 0 for a record written before it was kept)."""
+    return float(meta.get("ingested_at", 0.0) or 0.0)
 
 
 def mean_vector(vectors: np.ndarray) -> np.ndarray:

@@ -11,6 +11,7 @@ import threading
 import unicodedata
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 import Stemmer  # PyStemmer: Snowball's C stemmers
 
@@ -313,6 +314,14 @@ def written_forms(words: Sequence[str], used: Callable[[str], bool]) -> list[str
               if used(j := words[i] + words[i + 1])]  # fmt: skip
     inserted = [" ".join([*words[:i], a, *words[i:]]) for i, a in inserted_acronyms(words) if used(a)]
     return apart + joined + inserted
+
+
+def written_form_words(words: Sequence[str]) -> list[str]:
+    """The words :func:`written_forms` may ask ``used`` about: each word's halves, each two adjacent words joined,
+    and each acronym of its first words (:func:`inserted_acronyms`)."""
+    halves = [x for w in words for ab in splits(w) for x in ab]
+    joined = [a + b for a, b in pairwise(words)]
+    return list(dict.fromkeys([*halves, *joined, *(a for _, a in inserted_acronyms(words))]))
 
 
 def inserted_acronyms(words: Sequence[str]) -> list[tuple[int, str]]:

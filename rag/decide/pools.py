@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import replace
-from itertools import pairwise
 
 from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
@@ -21,13 +20,13 @@ from askpapers.rag.types import Facet
 from askpapers.vectorstore.text import (
     RESPELLINGS,
     STOPWORDS,
-    inserted_acronyms,
     respelled,
     same_term,
     splits,
     stems,
     term_stems,
     tokens,
+    written_form_words,
     written_forms,
 )
 from askpapers.vectorstore.types import ChunkHit, Filters
@@ -163,9 +162,7 @@ class FacetPools:
             words = tokens(phrase)
             if len(words) < 2:
                 continue
-            asked = {x for w in words for ab in splits(w) for x in ab} | {a + b for a, b in pairwise(words)}
-            asked |= {a for _, a in inserted_acronyms(words)}
-            used = self.index.word_df(sorted(asked))
+            used = self.index.word_df(sorted(written_form_words(words)))
             forms = written_forms(words, used.__contains__)  # (word_df leaves out the words the corpus never uses)
             if kept := [f for f in forms if self.index.phrase_count(f) > 0][:RESPELLINGS]:
                 out[phrase] = kept

@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from functools import lru_cache
-from itertools import pairwise
 from typing import Protocol
 
 from askpapers.rag.retrieve.index import LexicalStats
@@ -20,12 +19,11 @@ from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
 from askpapers.vectorstore.text import (
     RESPELLINGS,
-    inserted_acronyms,
     respelled,
     same_term,
-    splits,
     term_stems,
     tokens,
+    written_form_words,
     written_forms,
 )
 
@@ -169,8 +167,7 @@ class CorpusLexicon:
         """The phrase with a word written as two the corpus uses ("multi agent" of "multiagent"), or two words
         written as one it uses ("multiagent" of "multi agent"), at most :data:`~vectorstore.text.RESPELLINGS`."""
         words = tokens(phrase)
-        self.prime([x for w in words for ab in splits(w) for x in ab] + [a + b for a, b in pairwise(words)]
-                   + [a for _, a in inserted_acronyms(words)])  # fmt: skip
+        self.prime(written_form_words(words))
         return written_forms(words, lambda w: self.df(w) > 0)[:RESPELLINGS]
 
     def both_df(self, a: str, b: str) -> int:

@@ -203,3 +203,40 @@ def test_a_paper_listed_twice_in_a_rebuild_counts_once_as_its_last_text(tmp_path
     index.rebuild([*papers, again], "r1")
     _agrees(index)
     assert index.phrase_ids(["wombat kernels"]) == {"p5"} and [p for p, _ in index.search("wombat", 5)] == ["p5"]
+
+
+def test_a_words_share_of_the_score_is_worked_out_once_per_revision(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(random.Random(8), 120), "r1")
+    first = index.search("kernel regret networks", 30)
+    worked: list[int] = []
+    idf = bm25.Reader.idf
+
+    def counted(self: bm25.Reader, papers: int) -> float:
+        worked.append(papers)
+        return idf(self, papers)
+
+    monkeypatch.setattr(bm25.Reader, "idf", counted)
+    assert index.search("kernel regret networks", 30) == first and worked == []  # (the revision's reader kept them)
+    assert index.search("regret kernel quokka", 30) == _fts(index.path, "regret kernel quokka", 30)
+    assert len(worked) == 1  # (only the new word's)
+    index.update(_papers(random.Random(9), 5, "q"), "r2", since=1.0)
+    assert index.search("kernel regret networks", 30) == _fts(index.path, "kernel regret networks", 30)
+    assert len(worked) == 4  # (a new revision: its own shares)
+
+
+def test_a_word_states_its_postings_uncopied_until_a_paper_dies(tmp_path: Path) -> None:
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(random.Random(10), 40), "r1")
+    conn = sqlite3.connect(index.path)
+    try:
+        reader = bm25.Reader(conn)
+        assert reader.stated(conn, ("kernel",)) is reader.postings(conn, "kernel")
+        index.update(_papers(random.Random(11), 3), "r2", since=1.0)  # p0..p2 replaced: their old numbers die
+        reader = bm25.Reader(conn)
+        stated, held = reader.stated(conn, ("kernel",)), reader.postings(conn, "kernel")
+        assert stated is not held and reader.alive[stated.docs].all() and not reader.alive[held.docs].all()
+    finally:
+        conn.close()

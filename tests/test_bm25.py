@@ -240,3 +240,37 @@ def test_a_word_states_its_postings_uncopied_until_a_paper_dies(tmp_path: Path) 
         assert stated is not held and reader.alive[stated.docs].all() and not reader.alive[held.docs].all()
     finally:
         conn.close()
+
+
+def test_a_search_scores_only_the_rarer_words_papers_when_no_other_can_rank(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(12)
+    filler = [w for w in WORDS if not w.startswith("kernel")]
+
+    def paper(pid: str, *extra: str) -> Paper:
+        return Paper(paper_id=pid, title="", abstract=" ".join([*rng.choices(filler, k=30), *extra]) + ".")
+
+    # "kernel" in a third of the papers, "wombat" in 20 of them
+    papers = [paper(f"p{i}", *(["kernel"] * rng.randint(1, 4) if i % 3 == 0 else [])) for i in range(300)]
+    wombats = [paper(f"w{i}", "wombat", *(["kernel"] if i % 2 else [])) for i in range(20)]
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(papers + wombats, "r1")
+    everyone: list[int] = []
+    scores = bm25.Reader.scores
+
+    def counted(self: bm25.Reader, conn: sqlite3.Connection, expr: bm25.Expression) -> tuple[object, object]:
+        everyone.append(len(expr))
+        return scores(self, conn, expr)
+
+    monkeypatch.setattr(bm25.Reader, "scores", counted)
+    # the best 5 of "wombat kernel" hold "wombat": only the 20 papers holding it are scored, as FTS5 ranks them
+    best = index.search("wombat kernel", 5)
+    assert best == _ordered(_fts(index.path, "wombat kernel", 5)) and everyone == []
+    assert {p for p, _ in best} <= {w.paper_id for w in wombats}
+    # 40 cannot come from 20 papers: every paper holding either word is scored
+    assert index.search("wombat kernel", 40) == _ordered(_fts(index.path, "wombat kernel", 40)) and everyone
+    # whichever papers it scores, the ranking is FTS5's
+    for n in (1, 3, 10, 19, 20, 21, 60, 400):
+        for query in ("kernel wombat", "wombat kernel kernel", "kernel"):
+            assert index.search(query, n) == _ordered(_fts(index.path, query, n)), (query, n)

@@ -597,9 +597,7 @@ class LexicalIndex:
         expr = self._expression(texts) if filters is None or filters.empty else None
         if expr is None:
             return self._match(fts, n, filters)
-        reader = self._reader(conn)
-        found, scores = reader.scores(conn, expr)
-        return _with_ids(conn, reader.best(found, scores, n))
+        return _with_ids(conn, self._reader(conn).ranked(conn, expr, n))
 
     def _paper_ids(self, numbers: np.ndarray) -> set[str]:
         conn = self._conn()

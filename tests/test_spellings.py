@@ -96,3 +96,31 @@ def test_a_phrase_with_the_acronym_of_its_first_words_defined_inside_it_states_t
     matcher = FacetMatcher(app.parts.index, never, None, shipped())
     got = set(matcher.match(app.read("Which papers use out-of-distribution detection?"), None).ids)
     assert got == {"ood-def", "ood-plain"}
+
+
+def test_a_word_written_apart_is_found_as_every_pair_of_words_finds_it() -> None:
+    """The two words that spell a one-word term ("fine tuning" of "finetuning"), found by looking for each start of
+    the term, are the pairs of words in a row that spell it (each of at least SPLIT_MIN letters)."""
+    import random
+    from itertools import pairwise
+
+    from askpapers.rag.decide.evidence import _written_apart
+    from askpapers.vectorstore.text import SPLIT_MIN, same_term, tokens
+
+    def every_pair(words: tuple[str, ...], word: str) -> bool:
+        return any(len(a) >= SPLIT_MIN and len(b) >= SPLIT_MIN and len(a) < len(word) and word.startswith(a)
+                   and same_term(word, a + b) for a, b in pairwise(words))  # fmt: skip
+
+    rng = random.Random(3)
+    parts = ["fine", "tuning", "tuned", "tune", "multi", "agent", "agents", "meta", "learning", "pre", "train",
+             "trained", "the", "of", "data", "set", "sets", "dataset", "over", "fit", "fitting", "net",
+             "work"]  # fmt: skip
+    words_asked = ["finetuning", "finetuned", "multiagent", "metalearning", "pretrained", "dataset", "datasets",
+                   "overfitting", "network", "networks", "fine", "pretrain"]  # fmt: skip
+    found = 0
+    for _ in range(400):
+        words = tuple(tokens(" ".join(rng.choices(parts, k=rng.randint(1, 12)))))
+        for word in words_asked:
+            assert _written_apart(words, word) == every_pair(words, word), (words, word)
+            found += every_pair(words, word)
+    assert found > 50  # (the texts spell the words apart often enough for the comparison to mean something)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from itertools import pairwise
 
 from askpapers.rag.read.cues import RELATIONAL
 from askpapers.rag.settings import AnswerSettings
@@ -158,12 +157,14 @@ def states(text: str, phrase: str) -> bool:
 def _written_apart(words: tuple[str, ...], word: str) -> bool:
     """Whether two words in a row, each of at least :data:`~vectorstore.text.SPLIT_MIN` letters, spell ``word``: the
     first its start, the two together the same term ("fine tuning", "fine tuned" of "finetuning"; "fine-tuning" is
-    also found by joining the text's hyphenated words)."""
-    return any(
-        len(a) >= SPLIT_MIN and len(b) >= SPLIT_MIN and len(a) < len(word) and word.startswith(a)
-        and same_term(word, a + b)
-        for a, b in pairwise(words)
-    )  # fmt: skip
+    also found by joining the text's hyphenated words). (Each start of ``word`` is looked for by a scan in C: testing
+    every pair of words in Python took a quarter of a first-time answer at 50k papers.)"""
+    for n in range(SPLIT_MIN, len(word)):
+        first = word[:n]
+        for at in _places(words, first):
+            if at + 1 < len(words) and len(words[at + 1]) >= SPLIT_MIN and same_term(word, first + words[at + 1]):
+                return True
+    return False
 
 
 @lru_cache(maxsize=20_000)

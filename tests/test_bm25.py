@@ -274,3 +274,24 @@ def test_a_search_scores_only_the_rarer_words_papers_when_no_other_can_rank(
     for n in (1, 3, 10, 19, 20, 21, 60, 400):
         for query in ("kernel wombat", "wombat kernel kernel", "kernel"):
             assert index.search(query, n) == _ordered(_fts(index.path, query, n)), (query, n)
+
+
+def test_a_count_reads_the_papers_stating_its_phrases_not_a_mask_of_every_paper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    index = LexicalIndex(tmp_path / "index.sqlite")
+    index.rebuild(_papers(random.Random(13), 150), "r1")
+    passes: list[int] = []
+    groups = bm25.Reader.groups
+
+    def counted(self: bm25.Reader, conn: sqlite3.Connection, expr: bm25.Expression) -> list[object]:
+        passes.append(len(expr))
+        return list(groups(self, conn, expr))
+
+    monkeypatch.setattr(bm25.Reader, "groups", counted)
+    counts = {phrase: index.phrase_count(phrase) for phrase in ("neural network", "kernel", "reinforcement learning")}
+    assert counts == {p: len(index._ids(phrase_expression([p]), None)) for p in counts} and all(counts.values())
+    both = [["neural network", "graph"], ["kernel"]]
+    expr = " AND ".join(f"({phrase_expression(f)})" for f in both)
+    assert index.facet_count(both) == len(index._ids(expr, None)) > 0
+    assert passes == []  # (no mask over every paper: the papers of the phrases, then of the other facets' among them)

@@ -533,11 +533,37 @@ class Reader:
         return out
 
     def matches(self, conn: sqlite3.Connection, expr: Expression) -> np.ndarray:
-        """The numbers of the live papers the expression matches, ascending."""
-        masks = self.groups(conn, expr)
-        if not masks:
-            return _EMPTY
-        return np.flatnonzero(np.logical_or.reduce(masks))
+        """The numbers of the live papers the expression matches, ascending: each group's from its smallest slot's
+        papers, kept where every other slot holds them (masks over every number, then a pass over them all, took
+        3 ms a count at 1M papers)."""
+        found = []
+        for group in expr:
+            if not group:
+                found.append(np.flatnonzero(self.alive))
+                continue
+            slots = sorted(
+                ([self.stated(conn, p).docs for p in slot] for slot in group), key=lambda s: sum(map(len, s))
+            )
+            docs = self._union(slots[0])
+            for other in slots[1:]:
+                if len(docs):
+                    held = np.zeros(len(self.alive), dtype=bool)
+                    for d in other:
+                        held[d] = True
+                    docs = docs[held[docs]]
+            found.append(docs)
+        return self._union(found) if found else _EMPTY
+
+    def _union(self, arrays: list[np.ndarray]) -> np.ndarray:
+        """The numbers in any of these ascending arrays, ascending, once each."""
+        if len(arrays) == 1:
+            return arrays[0]
+        if sum(map(len, arrays)) * 16 < len(self.alive):
+            return np.unique(np.concatenate(arrays)) if arrays else _EMPTY
+        held = np.zeros(len(self.alive), dtype=bool)
+        for a in arrays:
+            held[a] = True
+        return np.flatnonzero(held)
 
     def idf(self, papers: int) -> float:
         idf = math.log((self.n - papers + 0.5) / (papers + 0.5))
@@ -593,18 +619,19 @@ class Reader:
         held = np.zeros(len(self.alive), dtype=bool)
         for i in rare:
             held[parts[i][0]] = True
-        found = np.flatnonzero(held)
+        # (one rare phrase: its papers as they are, ascending; a pass over every number took 1.4 ms at 1M papers)
+        found = parts[next(iter(rare))][0] if len(rare) == 1 else np.flatnonzero(held)
         if len(found) < n:
             return None
-        rank = np.zeros(len(self.alive), dtype=np.int64)
-        rank[found] = np.arange(len(found))
+        rank = np.empty(len(self.alive), dtype=np.int32)  # (read only where held: no need to clear 4 MB)
+        rank[found] = np.arange(len(found), dtype=np.int32)
         scores = np.zeros(len(found))
         bound = 0.0
         for i, (docs, impact) in enumerate(parts):  # (in order: each paper's sum is scores()'s, to the bit)
             if i in rare:
                 scores[rank[docs]] += impact
             elif len(docs):
-                hit = held[docs]
+                hit = np.flatnonzero(held[docs])
                 scores[rank[docs[hit]]] += impact[hit]
                 bound += float(impact.max())  # (every share is positive: a paper's sum never exceeds this)
         if np.partition(scores, len(scores) - n)[len(scores) - n] <= bound:

@@ -236,3 +236,24 @@ def test_an_update_reads_again_only_the_papers_it_does_not_hold_as_written(
     assert updated[-1] == ["n0"]
     assert index.surface_ids([[["numbats"]]]) == {"n0"} and index.surface_ids([[["quokkas"]]]) == {"n1"}
     assert index.size() == 40
+
+
+def test_a_listing_stops_at_its_last_page(fresh_settings: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Listing the papers written since a time asks Chroma once per page, not once more for an empty page (a
+    filtered query over the whole store: 0.2 s at 1M papers, a fifth of a 1,000-paper update's listing)."""
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    store = Store(fresh_settings.store, embedder.embedder_id, embedder.dim)
+    asked: list[int | None] = []
+    real = store.papers.get
+
+    def get(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs.get("limit"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store.papers, "get", get)
+    assert len(store.stamps_since(0.0)) == 38 and asked == [store_module.PAGE]
+    monkeypatch.setattr(store_module, "PAGE", 10)
+    asked.clear()
+    assert len(store.stamps_since(0.0)) == 38 and asked == [10] * 4  # (10, 10, 10 and the last 8)
+    asked.clear()
+    assert len(list(store.iter_papers())) == 38 and len(asked) == 4

@@ -238,6 +238,8 @@ class Store:
             docs = res.get("documents") or [None] * len(ids)
             metas = [dict(m or {}) for m in (res.get("metadatas") or [{}] * len(ids))]
             yield ids, docs, metas
+            if len(ids) < PAGE:  # (the last page: asking for the next one costs a query that finds nothing, 0.2 s
+                return  # with a filter at 1M papers)
             offset += len(ids)
 
     # -- writing ---------------------------------------------------------------------------------

@@ -251,8 +251,8 @@ def test_a_listing_stops_at_its_last_page(fresh_settings: Any, embedder: Any, mo
         return real(*args, **kwargs)
 
     monkeypatch.setattr(store.papers, "get", get)
-    assert len(store.stamps_since(0.0)) == 38 and asked == [store_module.PAGE]
-    monkeypatch.setattr(store_module, "PAGE", 10)
+    assert len(store.stamps_since(0.0)) == 38 and asked == [store_module.LIST_PAGE]
+    monkeypatch.setattr(store_module, "LIST_PAGE", 10)
     asked.clear()
     assert len(store.stamps_since(0.0)) == 38 and asked == [10] * 4  # (10, 10, 10 and the last 8)
     asked.clear()

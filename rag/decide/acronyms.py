@@ -28,6 +28,38 @@ def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]
     return out
 
 
+def short_acronym(acronym: str) -> str:
+    """The two capitals of a two-letter acronym as written ("RL", "LMs" -> "LM"), or "" for any other word."""
+    core = acronym[:-1] if acronym.endswith("s") else acronym
+    return core if len(core) == 2 and core.isalpha() and core.isupper() else ""
+
+
+def short_acronyms(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:
+    """The two-letter acronyms the texts define for each alternative of two words or more ("RL" for "reinforcement
+    learning"). :func:`spellings` leaves them out, since two letters have many meanings; the matcher takes one only
+    where the corpus defines it as this alternative (:meth:`~rag.decide.pools.FacetPools.short_forms`)."""
+    defs: dict[str, set[str]] = {}
+    for text in texts:
+        for long, acro in acronym_definitions(text):
+            if short := short_acronym(acro):
+                defs.setdefault(" ".join(stems(long)), set()).add(short)
+    out: dict[str, list[str]] = {}
+    for alt in alternatives:
+        key = stems(alt)
+        if len(key) > 1 and (found := defs.get(" ".join(key))):
+            out[alt] = sorted(found)
+    return out
+
+
+def definitions_of(acronym: str, texts: list[str]) -> list[str]:
+    """What the texts define a two-letter acronym as (each long form's stems, once per text)."""
+    out: list[str] = []
+    for text in texts:
+        defined = acronym_definitions(text)
+        out += sorted({" ".join(stems(long)) for long, acro in defined if short_acronym(acro) == acronym})
+    return out
+
+
 def maybe_acronym(spelling: str) -> bool:
     """One word that may be an acronym however it is typed: capitals, a digit, or at most six letters ("llms")."""
     word = spelling.strip()

@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
+from askpapers.rag.decide.acronyms import short_acronym
 from askpapers.rag.read.cues import RELATIONAL
 from askpapers.rag.settings import AnswerSettings
 from askpapers.vectorstore.text import (
@@ -132,6 +133,8 @@ def states(text: str, phrase: str) -> bool:
     prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
     private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts.
     """
+    if core := short_acronym(phrase.strip()):  # two capitals ("RL"): as written, since "rl" or "kg" may be anything
+        return _short_in(core, text)
     want = tokens(phrase)
     if not want:
         return False
@@ -152,6 +155,16 @@ def states(text: str, phrase: str) -> bool:
                 return True
         return _written_apart(words, want[0])
     return False
+
+
+@lru_cache(maxsize=64)
+def _short_pattern(acronym: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9]){acronym}s?(?![A-Za-z0-9])")
+
+
+def _short_in(acronym: str, text: str) -> bool:
+    """Whether the text writes a two-letter acronym in capitals, alone or in a compound ("RL", "RL-based")."""
+    return _short_pattern(acronym).search(text) is not None
 
 
 def _written_apart(words: tuple[str, ...], word: str) -> bool:

@@ -234,7 +234,8 @@ class FacetMatcher:
         """Each spelling's forms that state it: those :func:`~rag.decide.acronyms.spellings` reads in the texts, and
         the ways the corpus writes it with a word apart or two words as one (:meth:`FacetPools.written`)."""
         out = spellings(facet.all_spellings(), texts)
-        for s, forms in self.facet_pools.written(facet.all_spellings()).items():
+        for s, forms in [*self.facet_pools.written(facet.all_spellings()).items(),
+                         *self.facet_pools.short_forms(facet).items()]:  # fmt: skip
             out[s] = list(dict.fromkeys([*out.get(s, [s]), *forms]))
         return out
 

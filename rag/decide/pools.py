@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 
-from askpapers.rag.decide.acronyms import long_forms, maybe_acronym, spellings
+from askpapers.rag.decide.acronyms import definitions_of, long_forms, maybe_acronym, short_acronyms, spellings
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
 from askpapers.rag.read.expand import headless
 from askpapers.rag.read.lexicon import zipf
@@ -44,6 +44,12 @@ VAGUE = (
     GENERIC_HEADS | MODEL_HEADS | frozenset({"examples", "data", "tasks", "task", "results", "learning", "training"})
 )
 WRITTEN_CACHE = 256  # facets' other writings kept (see FacetPools.written)
+# a two-letter acronym ("RL") names a phrase only where the corpus defines it so: at least SHORT_DEFINERS of the
+# DEFINERS papers that use it most define it, and at least SHORT_SHARE of those define it as the phrase (in the
+# conference dev pool "RL" is "reinforcement learning" in 135 of 136 definitions, "LM" "language model" in 48 of 48;
+# "DP" is "differential privacy" in 5 of 8, "ML" "machine learning" in 7 of 9: they are not taken)
+SHORT_DEFINERS = 3
+SHORT_SHARE = 0.9
 SURFACE_FORMS = 12  # a word's forms the surface search asks for (a phrase's choices multiply: see _bounded)
 SURFACE_PHRASES = 512  # phrases one spelling may expand to (3 words of 8 forms each); one with more is not asked
 Pool = tuple[set[str], dict[str, ChunkHit]]  # the papers that may meet a facet, and their best chunks for it
@@ -120,7 +126,32 @@ class FacetPools:
         adversarial networks"), read from the :data:`DEFINERS` papers that state it best."""
         definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
         defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(definers).values()])
-        return [v for forms in defined.values() for v in forms if v not in facet.all_spellings()]
+        shorts = [a for forms in self.short_forms(facet).values() for a in forms]
+        return [v for forms in defined.values() for v in [*forms, *shorts] if v not in facet.all_spellings()]
+
+    def short_forms(self, facet: Facet) -> dict[str, list[str]]:
+        """Each spelling's two-letter acronyms that name it in this corpus ("RL" for "reinforcement learning"):
+        defined for it by the :data:`DEFINERS` papers stating it best, and so defined by :data:`SHORT_SHARE` of the
+        papers that define it among those that use it most (:data:`SHORT_DEFINERS` at least), so that "DP" does not
+        stand for "differential privacy" where it is also "dynamic programming". Matched as written, in capitals
+        (:func:`~rag.decide.evidence.states`). Looked up once per spellings and store revision."""
+        key = (self.index.seen_revision, ("short", *facet.all_spellings()))
+        if (got := self._written.get(key)) is not None:
+            return got
+        definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS)]
+        found = short_acronyms(facet.all_spellings(), [p.abstract for p in self.index.papers(definers).values()])
+        out: dict[str, list[str]] = {}
+        for spelling, acronyms in found.items():
+            want = " ".join(stems(spelling))
+            for acronym in acronyms:
+                users = [pid for pid, _ in self.index.phrase_search([acronym], DEFINERS)]
+                longs = definitions_of(acronym, [p.abstract for p in self.index.papers(users).values()])
+                if len(longs) >= SHORT_DEFINERS and longs.count(want) >= SHORT_SHARE * len(longs):
+                    out.setdefault(spelling, []).append(acronym)
+        if len(self._written) >= WRITTEN_CACHE:
+            self._written.clear()
+        self._written[key] = out
+        return out
 
     def stated(
         self, facet: Facet, filters: Filters | None, loose: bool = False, cores: Sequence[str] = ()

@@ -1197,3 +1197,21 @@ def test_a_hyphenated_word_is_counted_as_its_words_typed_apart() -> None:
     assert lex.phrase_df("zero") == 3  # (a plain word is still its document frequency)
     ranges = docs_lexicon(["In 1 1 cases.", "A 1-1 split."])
     assert ranges.phrase_df("1 1") == 2 and ranges.phrase_df("1-1") == ranges.df("1-1")  # (a range is no compound)
+
+
+def test_a_link_is_part_of_a_term_when_the_papers_holding_both_parts_mostly_state_them_linked() -> None:
+    """ "structure from motion": the papers holding "structure" and "motion" mostly state them linked (3 of 4), so it
+    is one term, though far fewer papers state it than either word (the share of the rarer word's papers, TERM, is
+    not reached); "bias" and "language models", held together by 20 papers and linked in 3, are two topics."""
+    sfm = [f"Structure from motion recovers camera poses of scene {i}." for i in range(3)]
+    sfm += ["The structure of motion capture data."]
+    sfm += [f"Motion planning for arm {i}." for i in range(10)] + [f"Protein structure {i}." for i in range(10)]
+    bias = [f"We measure bias in language models on benchmark {i}." for i in range(3)]
+    bias += [f"Language models show gender bias on task {i}." for i in range(17)]
+    bias += [f"Sampling bias in surveys {i}." for i in range(6)] + [f"Language models for code {i}." for i in range(6)]
+    other = [f"Paper {i} studies subject{i}." for i in range(150)]  # (so that no word here is common)
+    lex = docs_lexicon([*DOCS, *sfm, *bias, *other])
+    assert facets(plan("Which papers use structure from motion?", lex, weigh=False)) == [["structure from motion"]]
+    got = facets(plan("Which papers study bias in language models?", lex, weigh=False))
+    assert got == [["bias"], ["language models"]], got
+

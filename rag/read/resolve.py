@@ -36,6 +36,10 @@ from askpapers.vectorstore.text import STOPWORDS
 GLUE = 0.2  # a request word belongs to a topic when this share of its neighbour's papers state the pair
 HEAD_GLUE = 0.04  # … or this share, for the head of the topic's phrase ("architecture search"; bench.glue)
 TERM = 0.35  # units joined by a link are one term when this share of the rarer unit's papers state the whole
+# … or when this share of the papers holding both units state them linked ("theory of mind": 7 of 8, "structure from
+# motion" 6 of 23), while two topics asked together are rarely written linked ("bias in LLMs" 3 of 20, "foundation
+# models in robotics" 3 of 33; bench.links)
+TERM_SHARE = 0.2
 MIN_TERM_PAPERS = 3  # … and at least this many papers state it
 COMMON = 0.15  # a word in at least this share of papers carries no topic on its own ("learning", "model")
 GENERIC_SHARE = 0.25  # a one-word facet in at least this share of papers only ranks them
@@ -106,7 +110,9 @@ def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexic
         return False
     if _common(left, lexicon) or _common(right, lexicon) or left[-1:] == right[:1]:
         return True
-    return _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM
+    if _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM:
+        return True
+    return n >= TERM_SHARE * max(1, lexicon.both_df(" ".join(left), " ".join(right)))
 
 
 def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon, last: bool = False) -> bool:

@@ -1215,3 +1215,13 @@ def test_a_link_is_part_of_a_term_when_the_papers_holding_both_parts_mostly_stat
     got = facets(plan("Which papers study bias in language models?", lex, weigh=False))
     assert got == [["bias"], ["language models"]], got
 
+
+def test_a_word_written_apart_leads_a_phrase_as_the_word_does() -> None:
+    """ "multi modal learning" reads as "multimodal learning" does, one topic: a lead the corpus writes as one word
+    ("multimodal") is one word, and a one-word lead never cuts a phrase in two."""
+    mm = [f"Multi-modal fusion of sensors {i}." for i in range(3)] + [f"Multimodal models {i}." for i in range(3)]
+    mm += ["Multimodal learning of audio and video.", "Multi-modal learning with missing inputs."]
+    lex = docs_lexicon([*DOCS, *mm])
+    for typed in ("multi modal learning", "multi-modal learning", "multimodal learning"):
+        got = facets(plan(f"Which papers use {typed}?", lex, weigh=False))
+        assert got == [[typed]], (typed, got)

@@ -282,6 +282,8 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[lis
     if not n:
         return None
     lead, rest = first.words[:n], first.words[n:]
+    if n == 2 and not _acronym_word(first.shown[0], shouted, lexicon) and lexicon.df("".join(lead)) > 0:
+        return None  # a word written apart ("multi modal" of "multimodal") leads like the word: nothing
     if len(rest) == 1 and rest[0] in GENERIC_HEADS | NAME_HEADS:  # "MoE models" is MoE
         return None
     if all(w in REQUEST_WORDS for w in rest):  # a request word is in a unit only as a part of its phrase (glued)

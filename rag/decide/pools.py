@@ -125,21 +125,25 @@ class FacetPools:
         """The acronyms and long forms the papers define for the facet's spellings ("GANs" ↔ "generative
         adversarial networks"), read from the :data:`DEFINERS` papers that state it best."""
         definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
-        defined = spellings(facet.all_spellings(), [p.abstract for p in self.index.papers(definers).values()])
-        shorts = [a for forms in self.short_forms(facet).values() for a in forms]
+        texts = [p.abstract for p in self.index.papers(definers).values()]
+        defined = spellings(facet.all_spellings(), texts)
+        shorts = [a for forms in self.short_forms(facet, None if filters else texts).values() for a in forms]
         return [v for forms in defined.values() for v in [*forms, *shorts] if v not in facet.all_spellings()]
 
-    def short_forms(self, facet: Facet) -> dict[str, list[str]]:
+    def short_forms(self, facet: Facet, texts: list[str] | None = None) -> dict[str, list[str]]:
         """Each spelling's two-letter acronyms that name it in this corpus ("RL" for "reinforcement learning"):
-        defined for it by the :data:`DEFINERS` papers stating it best, and so defined by :data:`SHORT_SHARE` of the
-        papers that define it among those that use it most (:data:`SHORT_DEFINERS` at least), so that "DP" does not
-        stand for "differential privacy" where it is also "dynamic programming". Matched as written, in capitals
-        (:func:`~rag.decide.evidence.states`). Looked up once per spellings and store revision."""
+        defined for it by the :data:`DEFINERS` papers stating it best (``texts``, when the caller has read them),
+        and so defined by :data:`SHORT_SHARE` of the papers that define it among those that use it most
+        (:data:`SHORT_DEFINERS` at least), so that "DP" does not stand for "differential privacy" where it is also
+        "dynamic programming". Matched as written, in capitals (:func:`~rag.decide.evidence.states`). Looked up
+        once per spellings and store revision."""
         key = (self.index.seen_revision, ("short", *facet.all_spellings()))
         if (got := self._written.get(key)) is not None:
             return got
-        definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS)]
-        found = short_acronyms(facet.all_spellings(), [p.abstract for p in self.index.papers(definers).values()])
+        if texts is None:
+            definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS)]
+            texts = [p.abstract for p in self.index.papers(definers).values()]
+        found = short_acronyms(facet.all_spellings(), texts)
         out: dict[str, list[str]] = {}
         for spelling, acronyms in found.items():
             want = " ".join(stems(spelling))

@@ -124,3 +124,23 @@ def test_a_word_written_apart_is_found_as_every_pair_of_words_finds_it() -> None
             assert _written_apart(words, word) == every_pair(words, word), (words, word)
             found += every_pair(words, word)
     assert found > 50  # (the texts spell the words apart often enough for the comparison to mean something)
+
+
+@pytest.mark.parametrize(
+    "forms",
+    [("finetuning", "fine tuning", "fine-tuning"),
+     ("multiagent reinforcement learning", "multi agent reinforcement learning", "multi-agent reinforcement learning")],
+)  # fmt: skip
+def test_a_term_typed_in_a_rarer_writing_is_spelled_searched_and_embedded_as_the_corpus_writes_it(
+    app: Any, forms: tuple[str, ...]
+) -> None:
+    """The corpus writes "fine tuning" (or "fine-tuning") twice and "finetuning" once: typed "finetuning", the facet
+    is spelled "fine tuning", so its searches and its embedding are those of the commoner writing, and every writing
+    cites the same papers (embeddings included)."""
+    from askpapers.vectorstore.text import tokens
+
+    spelled = {form: app.read(f"Which papers use {form}?").facets[0].all_spellings() for form in forms}
+    assert len({tuple(tokens(s[0])) for s in spelled.values()}) == 1, spelled
+    assert spelled[forms[0]] == spelled[forms[1]], spelled  # (the rarer writing as the commoner one is typed)
+    cited = [{c.paper_id for c in app.ask(f"Which papers use {form}?", k=100).citations} for form in forms]
+    assert cited[0] == cited[1] == cited[2] and cited[0], cited

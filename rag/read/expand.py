@@ -19,7 +19,7 @@ from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, WORK_HEADS, is_n
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.parse import Unit
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import same_term, stems
+from askpapers.vectorstore.text import same_term, stems, tokens, written_forms
 
 MAX_SPELLINGS = 12  # spellings tried per alternative
 
@@ -74,9 +74,30 @@ def _family_forms(words: list[str], lexicon: Lexicon) -> list[str]:
     return out[:MAX_SPELLINGS]
 
 
+def writings(words: Sequence[str], lexicon: Lexicon) -> list[str]:
+    """The phrase and the other ways the corpus writes its words, a word as two or two as one, the most stated
+    first (fewer words first on a tie); [] when there is no other way to write it. "multi-modal learning", "multi
+    modal learning" and "multimodal learning" all give "multimodal learning" first, the corpus's writing, so a
+    facet typed any of these ways is spelled, searched and embedded alike."""
+    parts = tokens(" ".join(words))
+    letters = "".join(parts)
+    forms = [f for f in written_forms(parts, lambda w: lexicon.df(w) > 0) if "".join(tokens(f)) == letters]
+    if not forms:
+        return []
+    every = list(dict.fromkeys([" ".join(parts), *forms]))
+    # (those the corpus writes: not "learn ing", two words it uses but never so; the phrase as typed if none is)
+    every = [f for f in every if lexicon.written_df(f) > 0] or every[:1]
+    return sorted(every, key=lambda f: (-lexicon.written_df(f), len(tokens(f)), f))
+
+
 def _spellings(unit: Unit, lexicon: Lexicon) -> tuple[str, tuple[str, ...]]:
     shown = " ".join(unit.shown)
-    spellings = [shown]
+    written = [] if unit.alias else writings(unit.words, lexicon)
+    if written and tokens(written[0]) != tokens(" ".join(unit.words)):  # (a rarer writing: as the corpus writes it)
+        unit = Unit(written[0].split(), written[0].split())
+        spellings = [written[0]]
+    else:
+        spellings = [shown]
     if unit.alias:
         tail = unit.shown[unit.long :] if unit.long else []
         spellings.append(" ".join([unit.alias, *tail]))

@@ -46,6 +46,10 @@ class Lexicon(Protocol):
     def phrase_df(self, phrase: str) -> int:
         """Papers that state the phrase (consecutive words, compared on stems)."""
 
+    def written_df(self, phrase: str) -> int:
+        """Papers that state the phrase written so (:meth:`phrase_df` also counts a phrase no paper writes so as the
+        corpus writes it)."""
+
     def both_df(self, a: str, b: str) -> int:
         """Papers that state both phrases."""
 
@@ -162,6 +166,15 @@ class CorpusLexicon:
                 n = self.index.facet_count([apart])  # "multiagent reinforcement learning", "multi-agent ...")
             self._phrases.put(key, n)
         return n
+
+    def written_df(self, phrase: str) -> int:
+        self._fresh()
+        key = " ".join(tokens(phrase))
+        n = self._phrases.get("\0" + key)
+        if n is None:
+            n = self.index.phrase_count(key) if " " in key else self.df(key)
+            self._phrases.put("\0" + key, n)
+        return int(n)
 
     def _written(self, phrase: str) -> list[str]:
         """The phrase with a word written as two the corpus uses ("multi agent" of "multiagent"), or two words

@@ -133,7 +133,7 @@ def states(text: str, phrase: str) -> bool:
     prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
     private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts.
     """
-    if core := short_acronym(phrase.strip()):  # two capitals ("RL"): as written, since "rl" or "kg" may be anything
+    if len(phrase) <= 3 and (core := short_acronym(phrase)):  # two capitals ("RL"): as written ("rl", "kg": any)
         return _short_in(core, text)
     want = tokens(phrase)
     if not want:

@@ -127,7 +127,8 @@ class FacetPools:
         definers = [pid for pid, _ in self.index.phrase_search(facet.all_spellings(), DEFINERS, filters)]
         texts = [p.abstract for p in self.index.papers(definers).values()]
         defined = spellings(facet.all_spellings(), texts)
-        shorts = [a for forms in self.short_forms(facet, None if filters else texts).values() for a in forms]
+        unfiltered = filters is None or filters.empty  # (the papers short_forms would read)
+        shorts = [a for forms in self.short_forms(facet, texts if unfiltered else None).values() for a in forms]
         return [v for forms in defined.values() for v in [*forms, *shorts] if v not in facet.all_spellings()]
 
     def short_forms(self, facet: Facet, texts: list[str] | None = None) -> dict[str, list[str]]:
@@ -148,14 +149,26 @@ class FacetPools:
         for spelling, acronyms in found.items():
             want = " ".join(stems(spelling))
             for acronym in acronyms:
-                users = [pid for pid, _ in self.index.phrase_search([acronym], DEFINERS)]
-                longs = definitions_of(acronym, [p.abstract for p in self.index.papers(users).values()])
+                longs = self._definitions(acronym)
                 if len(longs) >= SHORT_DEFINERS and longs.count(want) >= SHORT_SHARE * len(longs):
                     out.setdefault(spelling, []).append(acronym)
         if len(self._written) >= WRITTEN_CACHE:
             self._written.clear()
         self._written[key] = out
         return out
+
+    def _definitions(self, acronym: str) -> list[str]:
+        """What the :data:`DEFINERS` papers that use a two-letter acronym most define it as (once per store
+        revision: many questions' facets have the same one, "RL")."""
+        key = (self.index.seen_revision, ("definitions", acronym))
+        if (got := self._written.get(key)) is not None:
+            return got.get("", [])
+        users = [pid for pid, _ in self.index.phrase_search([acronym], DEFINERS)]
+        longs = definitions_of(acronym, [p.abstract for p in self.index.papers(users).values()])
+        if len(self._written) >= WRITTEN_CACHE:
+            self._written.clear()
+        self._written[key] = {"": longs}
+        return longs
 
     def stated(
         self, facet: Facet, filters: Filters | None, loose: bool = False, cores: Sequence[str] = ()

@@ -20,19 +20,15 @@ import sys
 from collections import Counter
 
 from askpapers.rag.evaluation.evaluate import conference_app, default_cache
-from askpapers.rag.read.cues import LINKS, REQUEST_WORDS
+from askpapers.rag.read.cues import LINKS
 from askpapers.rag.read.resolve import MIN_TERM_PAPERS, TERM, _assoc, _common
-from askpapers.vectorstore.text import STOPWORDS
 
+from .glue import content
 from .keyword_topics import norm
 from .topicality import CONF
 
 WORD = re.compile(r"[a-z0-9]+")
 TOPICS = 100  # the pool's commonest keywords paired for the negatives
-
-
-def content(word: str) -> bool:
-    return word not in STOPWORDS and word not in REQUEST_WORDS and not word.isdigit()
 
 
 def positives(papers: list[dict[str, object]]) -> set[tuple[str, str, str]]:

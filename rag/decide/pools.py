@@ -75,6 +75,7 @@ class FacetPools:
         self.index = index
         self.rule = rule
         self._written: dict[tuple[str, tuple[str, ...]], dict[str, list[str]]] = {}  # (see written)
+        self._defined_as: dict[tuple[str, str], list[str]] = {}  # (see _definitions)
 
     def dense(self, facet: Facet, filters: Filters | None, within: list[str] | None) -> dict[str, ChunkHit]:
         """Each paper's most similar chunk to any of the facet's first spellings."""
@@ -160,14 +161,14 @@ class FacetPools:
     def _definitions(self, acronym: str) -> list[str]:
         """What the :data:`DEFINERS` papers that use a two-letter acronym most define it as (once per store
         revision: many questions' facets have the same one, "RL")."""
-        key = (self.index.seen_revision, ("definitions", acronym))
-        if (got := self._written.get(key)) is not None:
-            return got.get("", [])
+        key = (self.index.seen_revision, acronym)
+        if (got := self._defined_as.get(key)) is not None:
+            return got
         users = [pid for pid, _ in self.index.phrase_search([acronym], DEFINERS)]
         longs = definitions_of(acronym, [p.abstract for p in self.index.papers(users).values()])
-        if len(self._written) >= WRITTEN_CACHE:
-            self._written.clear()
-        self._written[key] = {"": longs}
+        if len(self._defined_as) >= WRITTEN_CACHE:
+            self._defined_as.clear()
+        self._defined_as[key] = longs
         return longs
 
     def stated(

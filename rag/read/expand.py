@@ -19,7 +19,7 @@ from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, WORK_HEADS, is_n
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.parse import Unit
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import same_term, stems, tokens, written_forms
+from askpapers.vectorstore.text import same_term, stems, tokens, written_form_words, written_forms
 
 MAX_SPELLINGS = 12  # spellings tried per alternative
 
@@ -81,6 +81,7 @@ def writings(words: Sequence[str], lexicon: Lexicon) -> list[str]:
     facet typed any of these ways is spelled, searched and embedded alike."""
     parts = tokens(" ".join(words))
     letters = "".join(parts)
+    lexicon.prime(written_form_words(parts))
     forms = [f for f in written_forms(parts, lambda w: lexicon.df(w) > 0) if "".join(tokens(f)) == letters]
     if not forms:
         return []

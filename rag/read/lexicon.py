@@ -43,6 +43,9 @@ class Lexicon(Protocol):
     def df(self, word: str) -> int:
         """Papers that use the (lower-case) word."""
 
+    def prime(self, words: Iterable[str]) -> None:
+        """Look the document frequencies of ``words`` up at once (before asking :meth:`df` about each)."""
+
     def phrase_df(self, phrase: str) -> int:
         """Papers that state the phrase (consecutive words, compared on stems)."""
 

@@ -1,10 +1,13 @@
 """Train the topicality model (``rag/ranker/topicality.json``): which units of a question are its topic.
 
-Examples come from the dev data only: the topics of the conference questions (single and two-facet) and of the
-bundled corpus's list questions, each asked canonically and wrapped in generated frames (:mod:`rag.evaluation.frames`).
-Every facet the planner reads is labelled topical when all its words belong to the topic, and not topical when they
-come from the frame. The features are corpus and general-English statistics (:mod:`rag.read.topicality`), so they carry
-over to topics and frames the model never saw. Cross-validation holds out whole request shapes and whole topics::
+Examples come from the dev data only: the topics of the conference questions (single and two-facet), of the
+bundled corpus's list questions, and generated two-facet topics (:func:`keyword_pairs`: two author keywords that pool
+papers carry together, joined as a researcher would, "privacy in federated learning", "lstm and rnn"), each asked
+canonically and wrapped in generated frames (:mod:`rag.evaluation.frames`). Every facet the planner reads is labelled
+topical when all its words belong to the topic, and not topical when they come from the frame. The features are
+corpus and general-English statistics (:mod:`rag.read.topicality`), so they carry over to topics and frames the model
+never saw. Cross-validation holds out whole request shapes, whole topics, and generated topics whose keywords the
+training never saw::
 
     .venv/bin/python -m bench.topicality cv      # held-out request shapes and topics
     .venv/bin/python -m bench.topicality train   # writes rag/ranker/topicality.json
@@ -14,8 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import re
 import sys
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +30,13 @@ import numpy as np
 from askpapers.rag.evaluation.evaluate import CANONICAL, conference_app, default_cache, eval_store
 from askpapers.rag.evaluation.frames import GREETINGS, POLITENESS, PURPOSES, QUALIFIERS, REQUESTS, fill
 from askpapers.rag.evaluation.metrics import load_jsonl
+from askpapers.rag.read.cues import REQUEST_WORDS
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.query import plan
-from askpapers.rag.read.topicality import FEATURES, features, model_path
+from askpapers.rag.read.topicality import FEATURES, MONOTONE, features, model_path
+
+from .keyword_topics import norm, pattern
+from .keyword_topics import topics as held_out_topics
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CONF = SHARED / "datasets" / "conference"
@@ -54,6 +64,12 @@ DEV_TOPICS = [
     "contextual bandits", "joint-embedding predictive architectures",
 ]  # fmt: skip
 WORD = re.compile(r"[a-z0-9]+")
+PAIR_PAPERS = 3  # a generated two-facet topic joins two author keywords that this many pool papers carry together
+PAIRS = 260  # at most this many of them (the pool has fewer)
+PAIR_FRAMES = 24  # each asked canonically and in this many frames drawn from frame_templates
+PAIR_JOINS = ("{a} in {b}", "{a} for {b}", "{a} of {b}", "{a} with {b}", "{a} and {b}", "{b} {a}")
+HELD_OUT_SEEDS = (1, 2, 3)  # bench.keyword_topics' seeds whose keywords stay out of training (the held-out probe)
+SEED = 7
 
 
 def words(text: str) -> set[str]:
@@ -81,20 +97,57 @@ def frame_templates(held_out: int | None = None, folds: int = 4) -> list[tuple[s
     return out
 
 
-def examples(lexicon: Lexicon, topics: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """One row per facet the planner reads: features, label, topic and request-shape fold."""
+def keyword_pairs() -> list[tuple[str, str, str]]:
+    """Two-facet topics as (name, topic, keyword side): two author keywords of the pool that at least
+    :data:`PAIR_PAPERS` papers carry together, sharing no word, joined in one of :data:`PAIR_JOINS`. The dev questions
+    ask few combinations (a common noun beside a term, "safety of language models", is not among them). Keywords of
+    the held-out topic probe (``bench.keyword_topics`` at :data:`HELD_OUT_SEEDS`) are left out. Each keyword falls
+    on side A or B at random: a pair is "A" or "B" when both its keywords do (cross-validation trains on A and tests
+    on B), "X" otherwise."""
+    held = {norm(str(t["keyword"])) for seed in HELD_OUT_SEEDS for t in held_out_topics(60, seed)}
+    pool = set((CONF / "keyword_pool_dev.ids").read_text(encoding="utf-8").split())
+    together: Counter[tuple[str, str]] = Counter()
+    with (CONF / "corpus_dev.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            paper = json.loads(line)
+            if paper["id"] not in pool:
+                continue
+            kws = {norm(str(k)) for k in paper.get("keywords") or []}
+            kws = {k for k in kws if re.fullmatch(r"[a-z][a-z ]*", k) and 1 <= len(k.split()) <= 3
+                   and not set(k.split()) & REQUEST_WORDS and not any(pattern(h).search(k) for h in held)}  # fmt: skip
+            together.update((a, b) for a in kws for b in kws if a < b and not set(a.split()) & set(b.split()))
+    pairs = sorted(pair for pair, c in together.items() if c >= PAIR_PAPERS)
+    rng = random.Random(SEED)
+    rng.shuffle(pairs)
+    side = {k: rng.random() < 0.5 for k in sorted({k for pair in pairs for k in pair})}
+    out = []
+    for i, (a, b) in enumerate(pairs[:PAIRS]):
+        if rng.random() < 0.5:
+            a, b = b, a
+        split = "A" if side[a] and side[b] else "B" if not (side[a] or side[b]) else "X"
+        out.append((f"pair{i}", PAIR_JOINS[i % len(PAIR_JOINS)].format(a=a, b=b), split))
+    return out
+
+
+def examples(lexicon: Lexicon, topics: list[tuple[str, str]], frames: int | None = None,
+             split: dict[str, str] | None = None) -> list[dict[str, Any]]:  # fmt: skip
+    """One row per facet the planner reads: features, label, topic, request-shape fold (and the topic's keyword side,
+    for generated pairs). ``frames``: ask each topic in this many frames drawn at random (seeded), not in all."""
     rows = []
-    templates = [("Which papers use or study {x}?", -1), *frame_templates()]
+    every = frame_templates()
+    rng = random.Random(SEED)
     for name, topic in topics:
         want = words(topic)
-        for template, fold in templates:
+        drawn = every if frames is None else rng.sample(every, frames)
+        for template, fold in [("Which papers use or study {x}?", -1), *drawn]:
             q = plan(fill(template, topic), lexicon, weigh=False)
             units = [f.alternatives[0] for f in q.facets]
             if not units:
                 continue
             for unit, row in zip(units, features(units, lexicon), strict=True):
                 rows.append({"x": row, "y": int(words(unit) <= want), "topic": name, "fold": fold,
-                             "unit": unit, "question": fill(template, topic)})  # fmt: skip
+                             "unit": unit, "question": fill(template, topic),
+                             "split": (split or {}).get(name, "")})  # fmt: skip
     return rows
 
 
@@ -108,6 +161,8 @@ def collect() -> list[dict[str, Any]]:
             topics.append((item["qid"], m.group(1)))
     topics += [(qid, t) for qid, t in COMPOUND_TOPICS.items()]
     rows = examples(app.parts.lexicon, topics)
+    pairs = keyword_pairs()
+    rows += examples(app.parts.lexicon, [(n, t) for n, t, _ in pairs], PAIR_FRAMES, {n: s for n, _, s in pairs})
     from askpapers.vectorstore.parse import parse_paths
 
     papers = parse_paths([Path(__file__).resolve().parents[1] / "data" / "icml2026"]).papers
@@ -117,24 +172,46 @@ def collect() -> list[dict[str, Any]]:
     return rows
 
 
-def fit(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    from sklearn.linear_model import LogisticRegression
+TREES = 150  # the forest: trees, leaves per tree, examples per leaf, learning rate (not tuned: a small forest)
+LEAVES = 8
+LEAF_EXAMPLES = 50
+RATE = 0.05
 
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale == 0] = 1.0
-    lr = LogisticRegression(C=c, max_iter=2000, class_weight="balanced").fit((x - mean) / scale, y)
-    return mean, scale, lr.coef_[0], float(lr.intercept_[0])
-
-
-def predict(model: tuple[np.ndarray, np.ndarray, np.ndarray, float], x: np.ndarray) -> np.ndarray:
-    mean, scale, w, b = model
-    p: np.ndarray = 1 / (1 + np.exp(-(((x - mean) / scale) @ w + b)))
-    return p
+Predict = Callable[[np.ndarray], np.ndarray]
 
 
-def cv(rows: list[dict[str, Any]], c: float) -> dict[str, float]:
-    """Accuracy on held-out request shapes (trained on the others), and on held-out topics; and the share of
-    framed questions whose topic facets all gate and whose frame facets all only rank."""
+def fit(x: np.ndarray, y: np.ndarray, linear: bool = False) -> tuple[Predict, Any]:
+    """The forest (monotone in :data:`MONOTONE`, balanced classes), or with ``linear`` the logistic model shipped
+    before it (for comparison); returns its probabilities and the fitted model."""
+    if linear:
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        lr = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000, class_weight="balanced")).fit(x, y)
+        return (lambda z: np.asarray(lr.predict_proba(z))[:, 1]), lr
+    import lightgbm as lgb
+
+    forest = lgb.LGBMClassifier(
+        n_estimators=TREES, learning_rate=RATE, num_leaves=LEAVES, min_child_samples=LEAF_EXAMPLES,
+        class_weight="balanced", monotone_constraints=MONOTONE, random_state=SEED, verbose=-1,
+    ).fit(x, y)  # fmt: skip
+    return (lambda z: np.asarray(forest.predict_proba(z))[:, 1]), forest
+
+
+def _read_right(rows: list[dict[str, Any]], pred: np.ndarray) -> float:
+    """The share of questions whose topic facets all gate and whose frame facets all only rank."""
+    by_q: dict[str, bool] = {}
+    for r, p in zip(rows, pred, strict=True):
+        key = r["question"] + r["topic"]
+        by_q[key] = by_q.get(key, True) and ((p >= 0.5) == (r["y"] == 1))
+    return round(sum(by_q.values()) / max(len(by_q), 1), 4)
+
+
+def cv(rows: list[dict[str, Any]], linear: bool = False) -> dict[str, float]:
+    """Accuracy on held-out request shapes (trained on the others), on held-out topics, and on generated topics
+    whose keywords training never saw (side B, trained on everything but the generated pairs of side B or mixed);
+    and the share of framed questions read right (topic facets all gate, frame facets all only rank)."""
     x = np.array([r["x"] for r in rows])
     y = np.array([r["y"] for r in rows])
     out: dict[str, float] = {}
@@ -148,59 +225,55 @@ def cv(rows: list[dict[str, Any]], c: float) -> dict[str, float]:
         pred = np.zeros(len(rows))
         for f in sorted(set(fold.tolist()) - {-1}):
             test = fold == f
-            model = fit(x[~test], y[~test], c)
-            pred[test] = predict(model, x[test])
+            pred[test] = fit(x[~test], y[~test], linear)[0](x[test])
         scored = fold != -1
         ok = ((pred >= 0.5) == (y == 1))[scored]
         out[f"{name}: facet accuracy"] = round(float(ok.mean()), 4)
         out[f"{name}: frame facets kept as topic"] = round(float(((pred >= 0.5) & (y == 0))[scored].sum()), 0)
         out[f"{name}: topic facets demoted"] = round(float(((pred < 0.5) & (y == 1))[scored].sum()), 0)
-        by_q: dict[str, bool] = {}
-        for r, p, s in zip(rows, pred, scored, strict=True):
-            if s:
-                by_q[r["question"] + r["topic"]] = by_q.get(r["question"] + r["topic"], True) and (
-                    (p >= 0.5) == (r["y"] == 1)
-                )
-        out[f"{name}: questions read right"] = round(sum(by_q.values()) / max(len(by_q), 1), 4)
+        out[f"{name}: questions read right"] = _read_right([r for r, s in zip(rows, scored, strict=True) if s],
+                                                           pred[scored])  # fmt: skip
+    split = np.array([r["split"] for r in rows])
+    train, test = ~np.isin(split, ["B", "X"]), split == "B"
+    pred = fit(x[train], y[train], linear)[0](x[test])
+    tested = [r for r, t in zip(rows, test, strict=True) if t]
+    out["unseen keywords: questions read right"] = _read_right(tested, pred)
+    out["unseen keywords: topic facets gated"] = round(float((pred[y[test] == 1] >= 0.5).mean()), 4)
+    out["unseen keywords: frame facets kept as topic"] = round(float((pred[y[test] == 0] >= 0.5).mean()), 4)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.topicality")
     ap.add_argument("step", choices=["cv", "train"])
-    ap.add_argument("--c", type=float, default=1.0)
+    ap.add_argument("--linear", action="store_true", help="cv: score the logistic model shipped before the forest")
     ap.add_argument("--show", action="store_true", help="print the misread facets")
+    ap.add_argument("--rows", type=Path, help="keep the examples in this JSON file and read them from it when there")
     args = ap.parse_args(argv)
-    rows = collect()
+    if args.rows and args.rows.exists():
+        rows = json.loads(args.rows.read_text(encoding="utf-8"))
+    else:
+        rows = collect()
+        if args.rows:
+            args.rows.write_text(json.dumps(rows), encoding="utf-8")
     print(f"{len(rows)} facets, {sum(r['y'] for r in rows)} topical", file=sys.stderr)
+    x, y = np.array([r["x"] for r in rows]), np.array([r["y"] for r in rows])
     if args.step == "cv":
-        print(json.dumps(cv(rows, args.c), indent=1))
+        print(json.dumps(cv(rows, args.linear), indent=1))
         if args.show:
-            x, y = np.array([r["x"] for r in rows]), np.array([r["y"] for r in rows])
-            p = predict(fit(x, y, args.c), x)
+            p = fit(x, y, args.linear)[0](x)
             for r, pi in zip(rows, p, strict=True):
                 if (pi >= 0.5) != (r["y"] == 1):
                     print(f"{pi:.2f} y={r['y']} {r['unit']!r} in {r['question']!r}")
         return 0
-    x, y = np.array([r["x"] for r in rows]), np.array([r["y"] for r in rows])
-    mean, scale, w, b = fit(x, y, args.c)
-    model_path().write_text(
-        json.dumps(
-            {
-                "features": FEATURES,
-                "mean": mean.round(6).tolist(),
-                "scale": scale.round(6).tolist(),
-                "weights": w.round(6).tolist(),
-                "bias": round(b, 6),
-                "trained_on": len(rows),
-                "C": args.c,
-            },
-            indent=1,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
-    print(f"wrote {model_path()}: " + ", ".join(f"{f} {v:+.2f}" for f, v in zip(FEATURES, w, strict=True)))
+    _, forest = fit(x, y)
+    path = model_path()
+    forest.booster_.save_model(str(path))
+    topics = len({r["topic"] for r in rows})
+    meta = {"features": FEATURES, "monotone": MONOTONE, "trained_on": len(rows), "topics": topics, "trees": TREES,
+            "leaves": LEAVES, "leaf_examples": LEAF_EXAMPLES, "rate": RATE}  # fmt: skip
+    path.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path} ({len(rows)} facets)")
     return 0
 
 

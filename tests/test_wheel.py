@@ -116,7 +116,7 @@ def test_the_wheel_carries_the_trained_models_its_rooms_load(installed: Installe
     probe = _run([str(exe.parent / "python"), "-c", code], cwd=work, env=env)
     assert probe.returncode == 0, probe.stderr
     paths = [Path(line) for line in probe.stdout.split("\n")[:3]]
-    assert [p.name for p in paths] == ["topicality.json", "reranker.txt", "membership.txt"]
+    assert [p.name for p in paths] == ["topicality.txt", "reranker.txt", "membership.txt"]
     assert all(p.is_file() and str(ROOT) not in str(p) for p in paths), paths
 
 

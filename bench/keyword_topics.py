@@ -10,6 +10,14 @@ phrases that hold one of them. The output reads like ``gold_questions_dev.jsonl`
     .venv/bin/python -m bench.keyword_topics --n 60 --seed 1 > /tmp/topics.jsonl
     .venv/bin/askpapers eval /tmp/topics.jsonl --corpus $C/corpus_dev.jsonl --pool $C/keyword_pool_dev.ids --json
 
+``--pairs`` draws two-facet questions instead, for facet combinations the topicality model never saw: a keyword
+of the held-out topics above (seeds 1-3, whose keywords ``bench.topicality`` leaves out of training) and another
+author keyword (10-150 pool papers) that 3-40 pool papers carry together, asked "X in Y", "X for Y", "X with Y" or
+"Y for X"; a paper is relevant iff its keywords hold both (the same rule), mentions are papers whose text holds
+both::
+
+    .venv/bin/python -m bench.keyword_topics --pairs --n 50 --seed 11 > /tmp/pairs.jsonl
+
 Dev data only (``corpus_dev.jsonl``); ICLR 2024 stays held out.
 """
 
@@ -21,6 +29,7 @@ import random
 import re
 import sys
 from collections import Counter
+from typing import Any
 
 from bench.harness import CONFERENCE
 
@@ -38,7 +47,7 @@ def pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?:s|es)?(?![a-z0-9])")
 
 
-def topics(n: int, seed: int, low: int = 4, high: int = 40) -> list[dict[str, object]]:
+def _pool_papers() -> list[dict[str, Any]]:
     pool = set((CONFERENCE / "keyword_pool_dev.ids").read_text(encoding="utf-8").split())
     papers = []
     with (CONFERENCE / "corpus_dev.jsonl").open(encoding="utf-8") as fh:
@@ -46,6 +55,58 @@ def topics(n: int, seed: int, low: int = 4, high: int = 40) -> list[dict[str, ob
             r = json.loads(line)
             if r["id"] in pool:
                 papers.append(r)
+    return papers
+
+
+def _carry(papers: list[dict[str, Any]], name: str) -> set[str]:
+    pat = pattern(name)
+    return {p["id"] for p in papers if any(pat.search(norm(str(k))) for k in p.get("keywords") or [])}
+
+
+HELD_OUT_SEEDS = (1, 2, 3)  # the seeds of the held-out topics whose keywords lead the pairs
+PAIR_JOINS = ("{a} in {b}", "{a} for {b}", "{a} with {b}", "{b} for {a}")
+
+
+def pairs(n: int, seed: int, low: int = 3, high: int = 40) -> list[dict[str, object]]:
+    """Two-facet questions over held-out keywords (see the module text)."""
+    papers = _pool_papers()
+    held = sorted({norm(str(t["keyword"])) for s in HELD_OUT_SEEDS for t in topics(60, s)})
+    counts = Counter(k for p in papers for k in {norm(str(k)) for k in p.get("keywords") or []})
+    others = sorted(k for k, c in counts.items()
+                    if 10 <= c <= 150 and re.fullmatch(r"[a-z][a-z ]*", k) and len(k.split()) <= 3)  # fmt: skip
+    carried = {k: _carry(papers, k) for k in others}
+    found = []
+    for a in held:
+        with_a = _carry(papers, a)
+        for b in others:
+            if set(a.split()) & set(b.split()) or b in held:
+                continue
+            relevant = sorted(with_a & carried[b])
+            if low <= len(relevant) <= high and len(relevant) < len(with_a):
+                found.append((a, b, relevant))
+    random.Random(seed).shuffle(found)
+    out: list[dict[str, object]] = []
+    used: set[str] = set()
+    for a, b, relevant in found:
+        if a in used:
+            continue
+        used.add(a)
+        pa, pb = pattern(a), pattern(b)
+        texts = {p["id"]: norm(p.get("title", "") + " . " + p["abstract"]) for p in papers}
+        mentions = sorted(i for i, t in texts.items() if i not in relevant and pa.search(t) and pb.search(t))
+        topic = PAIR_JOINS[len(out) % len(PAIR_JOINS)].format(a=a, b=b)
+        out.append({
+            "qid": f"kwpair-{seed}-{len(out):03d}", "question": f"Which papers use or study {topic}?",
+            "facets": [[a], [b]], "relevant_ids": relevant, "text_mention_only_ids": mentions,
+            "label_rule": RULE + " (both keywords)",
+        })  # fmt: skip
+        if len(out) == n:
+            break
+    return out
+
+
+def topics(n: int, seed: int, low: int = 4, high: int = 40) -> list[dict[str, object]]:
+    papers = _pool_papers()
     taken: set[str] = set()
     for name in ("gold_questions_dev.jsonl", "compound_questions_dev.jsonl"):
         with (CONFERENCE / name).open(encoding="utf-8") as fh:
@@ -82,8 +143,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.keyword_topics")
     ap.add_argument("--n", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pairs", action="store_true", help="two-facet questions over held-out keywords")
     args = ap.parse_args(argv)
-    for item in topics(args.n, args.seed):
+    for item in pairs(args.n, args.seed) if args.pairs else topics(args.n, args.seed):
         sys.stdout.write(json.dumps(item) + "\n")
     return 0
 

@@ -357,27 +357,21 @@ def _apart(
     slotted: Set[int] = frozenset(),
 ) -> set[int]:  # fmt: skip
     """The facets that are phrases of the request beside the topic. Of two topical units typed apart (not parts of
-    one phrase), both stated by the corpus: the less topical, when the corpus states them together no more often
-    than chance would and it is less topical by :data:`LATER` or more ("any *leads*?", "*prior work* on X I should
-    *cite*"), or when no paper states them together ("which ones discuss X in *depth*?"); when they are about as
-    topical and never together ("*prior art* on pruning"), the earlier one, since a request names its topic last.
-    (Two topics asked together, "recurrent networks for language modeling", are about as topical: between them only
-    papers that never state both tell.) Of two such units, one the object of the request (``slotted``: "papers
-    *about* adam, to get up to speed") and one not, the other is the request's, whatever their topicality."""
+    one phrase), both stated by the corpus but never in one paper: the less topical ("which ones discuss X in
+    *depth*?"), or, when they are about as topical (within :data:`LATER`: "*prior art* on pruning"), the earlier
+    one, since a request names its topic last. Two units stated together are both topics, however often: that a
+    word of the request is one ("any *leads*?") is the topicality model's to tell, and two topics asked together
+    may co-occur no more often than chance ("sampling in LLMs": "sample" is in papers on anything). Of two such
+    units, one the object of the request (``slotted``: "papers *about* adam, to get up to speed") and one not, the
+    other is the request's, whatever their topicality."""
     out: set[int] = set()
     for i, j in itertools.combinations(range(len(facets)), 2):
         if not (stated[i] and stated[j]) or any(i in p and j in p for p in phrases):
             continue
         if min(weights[i], weights[j]) < TOPICAL:
             continue
-        pick = None
         if _never_with(facets[i], facets[j], lexicon):
             pick = i if weights[i] < weights[j] + LATER else j
-        elif abs(weights[i] - weights[j]) >= LATER:
-            lo, hi = (i, j) if weights[i] < weights[j] else (j, i)
-            if _by_chance(facets[lo], facets[hi], lexicon):
-                pick = lo
-        if pick is not None:
             other = j if pick == i else i
             out.add(other if pick in slotted and other not in slotted else pick)
     return out
@@ -458,11 +452,6 @@ def _never_with(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
     noisy at the counts of one topic: "recurrent networks" with "language modeling".)"""
     counts = _joint(facet, topic, lexicon)
     return any(na for na, _, _ in counts) and not any(both for _, both, _ in counts)
-
-
-def _by_chance(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
-    """Whether the corpus states each alternative of the unit with the topic no more often than chance would."""
-    return all(both <= expected for _, both, expected in _joint(facet, topic, lexicon))
 
 
 def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:

@@ -47,7 +47,8 @@ def pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?:s|es)?(?![a-z0-9])")
 
 
-def _pool_papers() -> list[dict[str, Any]]:
+def pool_papers() -> list[dict[str, Any]]:
+    """The papers of the dev keyword pool, in the corpus file's order."""
     pool = set((CONFERENCE / "keyword_pool_dev.ids").read_text(encoding="utf-8").split())
     papers = []
     with (CONFERENCE / "corpus_dev.jsonl").open(encoding="utf-8") as fh:
@@ -63,14 +64,19 @@ def _carry(papers: list[dict[str, Any]], name: str) -> set[str]:
     return {p["id"] for p in papers if any(pat.search(norm(str(k))) for k in p.get("keywords") or [])}
 
 
-HELD_OUT_SEEDS = (1, 2, 3)  # the seeds of the held-out topics whose keywords lead the pairs
+HELD_OUT_SEEDS = (1, 2, 3)  # the seeds of the held-out topics (60 each) whose keywords lead the pairs
 PAIR_JOINS = ("{a} in {b}", "{a} for {b}", "{a} with {b}", "{b} for {a}")
+
+
+def held_out_keywords() -> set[str]:
+    """The keywords of the held-out topics (:data:`HELD_OUT_SEEDS`): ``bench.topicality`` never trains on them."""
+    return {norm(str(t["keyword"])) for s in HELD_OUT_SEEDS for t in topics(60, s)}
 
 
 def pairs(n: int, seed: int, low: int = 3, high: int = 40) -> list[dict[str, object]]:
     """Two-facet questions over held-out keywords (see the module text)."""
-    papers = _pool_papers()
-    held = sorted({norm(str(t["keyword"])) for s in HELD_OUT_SEEDS for t in topics(60, s)})
+    papers = pool_papers()
+    held = sorted(held_out_keywords())
     counts = Counter(k for p in papers for k in {norm(str(k)) for k in p.get("keywords") or []})
     others = sorted(k for k, c in counts.items()
                     if 10 <= c <= 150 and re.fullmatch(r"[a-z][a-z ]*", k) and len(k.split()) <= 3)  # fmt: skip
@@ -85,6 +91,7 @@ def pairs(n: int, seed: int, low: int = 3, high: int = 40) -> list[dict[str, obj
             if low <= len(relevant) <= high and len(relevant) < len(with_a):
                 found.append((a, b, relevant))
     random.Random(seed).shuffle(found)
+    texts = {p["id"]: norm(p.get("title", "") + " . " + p["abstract"]) for p in papers}
     out: list[dict[str, object]] = []
     used: set[str] = set()
     for a, b, relevant in found:
@@ -92,7 +99,6 @@ def pairs(n: int, seed: int, low: int = 3, high: int = 40) -> list[dict[str, obj
             continue
         used.add(a)
         pa, pb = pattern(a), pattern(b)
-        texts = {p["id"]: norm(p.get("title", "") + " . " + p["abstract"]) for p in papers}
         mentions = sorted(i for i, t in texts.items() if i not in relevant and pa.search(t) and pb.search(t))
         topic = PAIR_JOINS[len(out) % len(PAIR_JOINS)].format(a=a, b=b)
         out.append({
@@ -106,7 +112,7 @@ def pairs(n: int, seed: int, low: int = 3, high: int = 40) -> list[dict[str, obj
 
 
 def topics(n: int, seed: int, low: int = 4, high: int = 40) -> list[dict[str, object]]:
-    papers = _pool_papers()
+    papers = pool_papers()
     taken: set[str] = set()
     for name in ("gold_questions_dev.jsonl", "compound_questions_dev.jsonl"):
         with (CONFERENCE / name).open(encoding="utf-8") as fh:

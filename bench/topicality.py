@@ -1,4 +1,5 @@
-"""Train the topicality model (``rag/ranker/topicality.json``): which units of a question are its topic.
+"""Train the topicality model (``rag/ranker/topicality.txt``, its features in ``.json``): which units of a question are
+its topic.
 
 Examples come from the dev data only: the topics of the conference questions (single and two-facet), of the
 bundled corpus's list questions, and generated two-facet topics (:func:`keyword_pairs`: two author keywords that pool
@@ -9,8 +10,8 @@ corpus and general-English statistics (:mod:`rag.read.topicality`), so they carr
 never saw. Cross-validation holds out whole request shapes, whole topics, and generated topics whose keywords the
 training never saw::
 
-    .venv/bin/python -m bench.topicality cv      # held-out request shapes and topics
-    .venv/bin/python -m bench.topicality train   # writes rag/ranker/topicality.json
+    .venv/bin/python -m bench.topicality cv      # held-out request shapes, topics and keywords (--linear: logistic)
+    .venv/bin/python -m bench.topicality train   # writes rag/ranker/topicality.txt and .json
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.query import plan
 from askpapers.rag.read.topicality import FEATURES, MONOTONE, features, model_path
 
-from .keyword_topics import norm, pattern
-from .keyword_topics import topics as held_out_topics
+from .keyword_topics import held_out_keywords, norm, pattern, pool_papers
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CONF = SHARED / "datasets" / "conference"
@@ -68,7 +68,6 @@ PAIR_PAPERS = 3  # a generated two-facet topic joins two author keywords that th
 PAIRS = 260  # at most this many of them (the pool has fewer)
 PAIR_FRAMES = 24  # each asked canonically and in this many frames drawn from frame_templates
 PAIR_JOINS = ("{a} in {b}", "{a} for {b}", "{a} of {b}", "{a} with {b}", "{a} and {b}", "{b} {a}")
-HELD_OUT_SEEDS = (1, 2, 3)  # bench.keyword_topics' seeds whose keywords stay out of training (the held-out probe)
 SEED = 7
 
 
@@ -101,21 +100,16 @@ def keyword_pairs() -> list[tuple[str, str, str]]:
     """Two-facet topics as (name, topic, keyword side): two author keywords of the pool that at least
     :data:`PAIR_PAPERS` papers carry together, sharing no word, joined in one of :data:`PAIR_JOINS`. The dev questions
     ask few combinations (a common noun beside a term, "safety of language models", is not among them). Keywords of
-    the held-out topic probe (``bench.keyword_topics`` at :data:`HELD_OUT_SEEDS`) are left out. Each keyword falls
+    the held-out topic probe (``bench.keyword_topics.held_out_keywords``) are left out. Each keyword falls
     on side A or B at random: a pair is "A" or "B" when both its keywords do (cross-validation trains on A and tests
     on B), "X" otherwise."""
-    held = {norm(str(t["keyword"])) for seed in HELD_OUT_SEEDS for t in held_out_topics(60, seed)}
-    pool = set((CONF / "keyword_pool_dev.ids").read_text(encoding="utf-8").split())
+    held = held_out_keywords()
     together: Counter[tuple[str, str]] = Counter()
-    with (CONF / "corpus_dev.jsonl").open(encoding="utf-8") as fh:
-        for line in fh:
-            paper = json.loads(line)
-            if paper["id"] not in pool:
-                continue
-            kws = {norm(str(k)) for k in paper.get("keywords") or []}
-            kws = {k for k in kws if re.fullmatch(r"[a-z][a-z ]*", k) and 1 <= len(k.split()) <= 3
-                   and not set(k.split()) & REQUEST_WORDS and not any(pattern(h).search(k) for h in held)}  # fmt: skip
-            together.update((a, b) for a in kws for b in kws if a < b and not set(a.split()) & set(b.split()))
+    for paper in pool_papers():
+        kws = {norm(str(k)) for k in paper.get("keywords") or []}
+        kws = {k for k in kws if re.fullmatch(r"[a-z][a-z ]*", k) and 1 <= len(k.split()) <= 3
+               and not set(k.split()) & REQUEST_WORDS and not any(pattern(h).search(k) for h in held)}  # fmt: skip
+        together.update((a, b) for a in kws for b in kws if a < b and not set(a.split()) & set(b.split()))
     pairs = sorted(pair for pair, c in together.items() if c >= PAIR_PAPERS)
     rng = random.Random(SEED)
     rng.shuffle(pairs)

@@ -263,3 +263,35 @@ def test_a_shorter_form_of_everyday_english_does_not_stand_for_a_facet_alone(app
     got = cited(app, "Which papers use the information bottleneck?")
     assert IB_STATED in got
     assert not got & set(BOTTLENECK_ONLY), sorted(got)
+
+
+EFF_WORDS = "eff-words"  # a model that is efficient, built on transformers: never "efficient transformers"
+EFF_TRANSFORMATION = "eff-transformation"  # an "efficient transformation": the same stems, other terms
+TRANSFORMER_PAPERS: dict[str, tuple[str, str]] = {
+    EFF_WORDS: ("Long-context summarisation on a budget",
+                "We summarise books with a compact model. Our model is efficient at inference and is built on "
+                "transformers with a recurrent memory. It matches larger baselines on three benchmarks."),
+    EFF_TRANSFORMATION: ("Fast Fourier features for point clouds",
+                         "We derive an efficient transformation of point clouds into the spectral domain. Rotation "
+                         "invariance follows from the spectrum."),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def transformers_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    return memory_app(tmp_path_factory.mktemp("transformers"), with_filler(TRANSFORMER_PAPERS, FILLER), embedder)
+
+
+def test_a_phrase_no_paper_states_gives_the_papers_holding_its_words_together_and_says_so(
+    transformers_app: Any,
+) -> None:
+    """ "efficient transformers": no paper states it (one states "efficient transformation", whose stems are the
+    same), so the answer is not "no paper matches" while a paper says its model is efficient and built on
+    transformers: that paper is cited, with the sentence that holds both words, and the first line says that none
+    meets the question as asked."""
+    answer = transformers_app.ask("Which papers use or study efficient transformers?", mode="extractive", k=1000)
+    got = {c.paper_id: c for c in answer.citations}
+    assert EFF_WORDS in got and EFF_TRANSFORMATION not in got, answer.text
+    assert "No paper meets all of" in answer.text, answer.text
+    evidence = got[EFF_WORDS].evidence
+    assert "efficient" in evidence and "transformers" in evidence and evidence in got[EFF_WORDS].abstract, evidence

@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from askpapers.rag.decide.acronyms import spellings
-from askpapers.rag.decide.evidence import best_sentence, coverage, decide, holds_words, states, topic_units
+from askpapers.rag.decide.evidence import (
+    best_sentence,
+    coverage,
+    decide,
+    holds_words,
+    sentence_words,
+    states,
+    topic_units,
+)
 from askpapers.rag.decide.membership import (
     FEATURES,
     RANKED,
@@ -337,14 +345,33 @@ class FacetMatcher:
         facet but the least topical one, if some paper states that one (a relaxed answer, which says so). A
         question whose parts the corpus has, but never together ("prior art on federated learning"), is then not
         answered "no paper matches" while papers on the rest are there; one about a topic no paper states
-        ("weather forecasting") still is. With one facet, nothing."""
+        ("weather forecasting") still is, unless some sentence holds its words. With one facet of several words that
+        no paper states ("efficient transformers"), the candidates with a sentence that holds all its words as the
+        same terms ("Efficient Hybrid Long Sequence Modeling with State Space Augmented Transformers"), that sentence
+        their evidence."""
         facets = [f for f in plan.facets if not f.optional]
+        if len(facets) == 1 and cands:
+            return self._words_together(facets[0], every)
         if not cands or len(facets) < 2 or len(cands[0].facets) != len(facets):
             return []
         drop = min(range(len(facets)), key=lambda i: (cands[0].facets[i].weight, -i))
         if not any(self.index.phrase_count(s) > 0 for s in facets[drop].all_spellings()):
             return []
         return [m for c, m in zip(cands, every, strict=True) if all(f.met for i, f in enumerate(c.facets) if i != drop)]
+
+    @staticmethod
+    def _words_together(facet: Facet, every: list[Match]) -> list[Match]:
+        """The candidates with a sentence of the abstract that holds every content word of a spelling of the facet
+        (compared as the same term: "transformation" is not "transformers"), as relaxed matches with it as their
+        evidence; nothing for a facet of one word."""
+        spells = [s for s in facet.all_spellings() if len(topic_units(s)) > 1]
+        out = []
+        for m in every:
+            sentence = next((t for t, _ in sentence_words(m.paper.abstract) if any(holds_words(t, s) for s in spells)),
+                            None)  # fmt: skip
+            if sentence is not None:
+                out.append(replace(m, evidence=sentence, sentences=[sentence], strict=False))
+        return out
 
     def without_excluded(self, plan: QueryPlan, papers: list[Paper], filters: Filters | None) -> list[Paper]:
         """The papers that meet no excluded facet (judged by the same rule as an included one)."""

@@ -295,3 +295,32 @@ def test_a_phrase_no_paper_states_gives_the_papers_holding_its_words_together_an
     assert "No paper meets all of" in answer.text, answer.text
     evidence = got[EFF_WORDS].evidence
     assert "efficient" in evidence and "transformers" in evidence and evidence in got[EFF_WORDS].abstract, evidence
+
+
+def test_papers_only_the_ranking_found_are_not_read_when_pooled_ones_meet_every_facet(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answer set is the papers that meet every facet as soon as one pooled paper does: the ranked search's
+    other papers (every paper of this small corpus is in its top) cannot change it, so they are not read. The
+    same set comes back, and an LLM judge, which looks at the near misses, still gets them read."""
+    from askpapers.rag.decide.match import FacetMatcher
+
+    matcher = app.parts.answerers["extractive"].matcher
+    plan = app.read("Which papers use the information bottleneck?")
+    every, _ = matcher.candidates(plan, None)
+    pooled = {c.paper_id for c in every if c.pooled}
+    assert pooled and len(every) > len(pooled)  # (the ranking found papers outside the facet's pool)
+    read: set[str] = set()
+    meets = FacetMatcher.meets
+
+    def counting(self: Any, p: Any, *args: Any, **kwargs: Any) -> Any:
+        read.add(p.paper_id)
+        return meets(self, p, *args, **kwargs)
+
+    monkeypatch.setattr(FacetMatcher, "meets", counting)
+    got = matcher.match(plan, None)
+    assert read <= pooled, sorted(read - pooled)
+    assert {m.paper.paper_id for m in got} == {c.paper_id for c in every if c.pooled and all(f.met for f in c.facets)}
+    read.clear()
+    matcher.match(plan, None, near=[])
+    assert read == {c.paper_id for c in every}

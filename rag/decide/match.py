@@ -169,13 +169,15 @@ class FacetMatcher:
 
     def candidates(
         self, plan: QueryPlan, filters: Filters | None, within: list[str] | None = None,
-        unread: list[str] | None = None, page: int = 0,
+        unread: list[str] | None = None, page: int = 0, settled: bool = False,
     ) -> tuple[list[CandidateEvidence], dict[str, Paper]]:  # fmt: skip
         """Every candidate for the plan's answer set, with its evidence per facet (see :mod:`rag.decide.membership`):
         the papers in every required facet's pool (all that state a spelling, so counts are complete), the near
         misses, and the top of the reranked search for the question. Given ``unread``, a large set's papers that
         the index shows to meet every facet are added to it instead of being read, but for ``page`` of them (at least
-        :data:`PAGE_READ`; see :data:`LARGE_SET`)."""
+        :data:`PAGE_READ`; see :data:`LARGE_SET`). With ``settled``, the papers only the ranking found are left
+        unread when a pooled paper meets every facet: the answer is then those papers (:meth:`match`), and nothing
+        of theirs can change it."""
         facets = [self.facet_pools.defined(f, filters) for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
         if not facets:
@@ -208,10 +210,15 @@ class FacetMatcher:
         variants_of = [self._variants(f, texts) for f in [*facets, *optional]]
         kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
         topic = content_stems(" ".join(f.alternatives[0] for f in facets))
-        out = []
-        for pid, p in papers.items():
+        out: list[CandidateEvidence] = []
+        # the pooled papers first; the ones only the ranking found are read when none of those meets every facet
+        for pid, p in sorted(papers.items(), key=lambda item: item[0] not in pooled):
             if pid not in kept:
                 continue
+            if settled and pid not in pooled:
+                if any(all(f.met for f in c.facets) for c in out):  # (all of them pooled)
+                    break
+                settled = False
             evs = []
             score = 0.0
             for f, (_, dense), v, c in zip(facets, pools, variants_of, cores, strict=False):
@@ -307,7 +314,7 @@ class FacetMatcher:
         facet are counted, not read (:class:`MatchList`), but for :data:`PAGE_READ` of them, or ``page`` if more.
         """
         unread: list[str] = []
-        cands, papers = self.candidates(plan, filters, within, unread, page)
+        cands, papers = self.candidates(plan, filters, within, unread, page, settled=near is None)
         if not cands:
             return MatchList(unread=unread)
         n_strict = sum(all(f.met for f in c.facets) for c in cands)

@@ -56,6 +56,22 @@ class _Place:
     snippet: str
 
 
+@dataclass
+class _Reading:
+    """What reading the candidates of one question needs besides the papers (see :meth:`FacetMatcher.candidates`)."""
+
+    plan: QueryPlan
+    facets: list[Facet]
+    optional: list[Facet]
+    pools: list[Pool]
+    cores: list[list[str]]
+    loose: bool
+    pooled: set[str]
+    ranked: dict[str, _Place]
+    filters: Filters | None
+    within: list[str] | None
+
+
 log = logging.getLogger("askpapers")
 LOOSE_SCORE = 0.5  # a facet met only by its words somewhere in the abstract (in a question with several facets)
 # Above this many candidates, the papers the index shows to state every facet in a form the matcher accepts (its
@@ -177,7 +193,8 @@ class FacetMatcher:
         the index shows to meet every facet are added to it instead of being read, but for ``page`` of them (at least
         :data:`PAGE_READ`; see :data:`LARGE_SET`). With ``settled``, the papers only the ranking found are left
         unread when a pooled paper meets every facet: the answer is then those papers (:meth:`match`), and nothing
-        of theirs can change it."""
+        of theirs can change it (nor can the acronyms their texts define: a text that defines one for a spelling
+        states the spelling, so it is pooled)."""
         facets = [self.facet_pools.defined(f, filters) for f in plan.facets if not f.optional]
         optional = [f for f in plan.facets if f.optional]
         if not facets:
@@ -201,28 +218,33 @@ class FacetMatcher:
         if unread is not None and within is None and not plan.excluded and len(ids) > LARGE_SET:
             ids = self._large(facets, cores, pools, filters, loose, ids, set(ranked), unread, max(page, PAGE_READ))
         ids += [pid for pid in ranked if pid not in pooled]
+        read = _Reading(plan, facets, optional, pools, cores, loose, pooled, ranked, filters, within)
+        if settled:  # the pooled papers alone first: if one meets every facet, they are the answer
+            first = self._read(read, [pid for pid in ids if pid in pooled])
+            if any(all(f.met for f in c.facets) for c in first[0]):
+                return first
+        return self._read(read, ids)
+
+    def _read(self, r: _Reading, ids: list[str]) -> tuple[list[CandidateEvidence], dict[str, Paper]]:
+        """The evidence of each of these candidates (the acronyms their texts define count for all of them)."""
         papers = self.index.papers(ids)
-        if filters is not None and within is not None:
-            papers = {pid: p for pid, p in papers.items() if passes(p, filters)}
-        if loose:  # (one facet: its dense pool has the similarities that matter)
+        if r.filters is not None and r.within is not None:
+            papers = {pid: p for pid, p in papers.items() if passes(p, r.filters)}
+        facets, pools, cores, ranked = r.facets, r.pools, r.cores, r.ranked
+        if r.loose:  # (one facet: its dense pool has the similarities that matter)
             self.facet_pools.similarities(facets, pools, list(papers))
         texts = [p.abstract for p in papers.values()]
-        variants_of = [self._variants(f, texts) for f in [*facets, *optional]]
-        kept = {p.paper_id for p in self.without_excluded(plan, list(papers.values()), filters)}
+        variants_of = [self._variants(f, texts) for f in [*facets, *r.optional]]
+        kept = {p.paper_id for p in self.without_excluded(r.plan, list(papers.values()), r.filters)}
         topic = content_stems(" ".join(f.alternatives[0] for f in facets))
         out: list[CandidateEvidence] = []
-        # the pooled papers first; the ones only the ranking found are read when none of those meets every facet
-        for pid, p in sorted(papers.items(), key=lambda item: item[0] not in pooled):
+        for pid, p in papers.items():
             if pid not in kept:
                 continue
-            if settled and pid not in pooled:
-                if any(all(f.met for f in c.facets) for c in out):  # (all of them pooled)
-                    break
-                settled = False
             evs = []
             score = 0.0
             for f, (_, dense), v, c in zip(facets, pools, variants_of, cores, strict=False):
-                hit = self.meets(p, f, v, dense, loose, c)
+                hit = self.meets(p, f, v, dense, r.loose, c)
                 sim = dense[pid].similarity if pid in dense else 0.0
                 cov = max(coverage(topic_units(s), p.abstract) for g in f.groups() for s in g[:1])
                 if hit is not None:
@@ -231,7 +253,7 @@ class FacetMatcher:
                 else:
                     evs.append(FacetEvidence(False, False, False, cov, sim, f.weight))
             opt = []
-            for f, v in zip(optional, variants_of[len(facets) :], strict=True):
+            for f, v in zip(r.optional, variants_of[len(facets) :], strict=True):
                 hit = self.meets(p, f, v, {})
                 opt.append(FacetEvidence(hit is not None, bool(hit and hit.phrase), False, 0.0, 0.0, f.weight,
                                          hit.evidence if hit else ""))  # fmt: skip
@@ -240,9 +262,9 @@ class FacetMatcher:
             if not sentences:
                 hit_ = ranked.get(pid)
                 sentences = [best_sentence(p.abstract, topic, within=hit_.snippet if hit_ else "")]
-            r = ranked.get(pid)
-            place = Ranked(r.rank, r.gap, r.similarity) if r else Ranked()
-            out.append(CandidateEvidence(pid, evs, opt, place, score, sentences, pid in pooled))
+            place = ranked.get(pid)
+            at = Ranked(place.rank, place.gap, place.similarity) if place else Ranked()
+            out.append(CandidateEvidence(pid, evs, opt, at, score, sentences, pid in r.pooled))
         return out, papers
 
     def _variants(self, facet: Facet, texts: list[str]) -> dict[str, list[str]]:

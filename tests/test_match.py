@@ -324,3 +324,32 @@ def test_papers_only_the_ranking_found_are_not_read_when_pooled_ones_meet_every_
     read.clear()
     matcher.match(plan, None, near=[])
     assert read == {c.paper_id for c in every}
+
+
+def test_the_matcher_reads_the_stems_derived_at_ingest_instead_of_stemming(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reranker's per-paper data holds each sentence's stems, derived at ingest: they are what stemming the
+    sentences gives (so the evidence is the same), and a question's candidates are not stemmed again."""
+    from askpapers.rag.decide import evidence
+    from askpapers.vectorstore.text import sentence_spans, stems
+
+    app.ask("Which papers use the information bottleneck?", mode="extractive")  # (the ranker reads its data)
+    ranker = app.parts.retriever.ranker
+    for pid, p in app.parts.index.papers(list(PAPERS)).items():
+        sets = ranker.sentence_stems(pid)
+        assert sets is not None, pid
+        spans = sentence_spans(p.abstract)
+        assert list(sets[: len(spans)]) == [frozenset(stems(p.abstract[s:e])) for s, e in spans], pid
+    evidence._given.clear()
+    evidence._sentence_words.cache_clear()
+    stemmed: list[str] = []
+    words = evidence._sentence_words.__wrapped__
+
+    def counting(text: str) -> Any:
+        stemmed.append(text)
+        return words(text)
+
+    monkeypatch.setattr(evidence, "_sentence_words", counting)
+    got = cited(app, "Which papers use variational inference for generative models?")
+    assert VI in got and not stemmed, len(stemmed)

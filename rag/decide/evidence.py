@@ -99,12 +99,37 @@ def _coverage(units: tuple[str, ...], text: str) -> float:
     return best
 
 
-@lru_cache(maxsize=1024)
-def sentence_words(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+SentenceWords = tuple[tuple[str, frozenset[str]], ...]
+_given: dict[str, SentenceWords] = {}  # texts whose sentences' stems a caller had (see given_sentence_stems)
+_GIVEN_MOST = 1024  # at most this many kept (then forgotten all at once)
+
+
+def sentence_words(text: str) -> SentenceWords:
     """Each sentence of ``text`` (:func:`~vectorstore.text.sentence_spans`) with the set of its words' stems: the
     matcher tests every spelling of every facet against each candidate's sentences, one candidate after another, so
-    a paper's are stemmed once. (A few recent texts are enough for that, and they are large: about 13 KB each.)"""
+    a paper's are stemmed once, or never when the stems were derived at ingest (:func:`given_sentence_stems`)."""
+    got = _given.get(text)
+    return got if got is not None else _sentence_words(text)
+
+
+@lru_cache(maxsize=1024)
+def _sentence_words(text: str) -> SentenceWords:
+    """(A few recent texts are enough for :func:`sentence_words`, and they are large: about 13 KB each.)"""
     return tuple((text[s:e], frozenset(stems(text[s:e]))) for s, e in sentence_spans(text))
+
+
+def given_sentence_stems(text: str, sets: Sequence[frozenset[str]]) -> None:
+    """Keep the stems of each sentence of ``text`` that a caller has (the reranker's per-paper data, derived at
+    ingest: ``sets`` in the order of :func:`~vectorstore.text.sentence_spans`, the title's after them), so that
+    :func:`sentence_words` reads them instead of stemming the text."""
+    if text in _given:
+        return
+    spans = sentence_spans(text)
+    if len(sets) < len(spans):  # (not this text's)
+        return
+    if len(_given) >= _GIVEN_MOST:
+        _given.clear()
+    _given[text] = tuple((text[s:e], sets[i]) for i, (s, e) in enumerate(spans))
 
 
 @lru_cache(maxsize=20_000)

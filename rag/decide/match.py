@@ -19,6 +19,7 @@ from askpapers.rag.decide.evidence import (
     best_sentence,
     coverage,
     decide,
+    given_sentence_stems,
     holds_words,
     sentence_words,
     states,
@@ -230,6 +231,11 @@ class FacetMatcher:
         papers = self.index.papers(ids)
         if r.filters is not None and r.within is not None:
             papers = {pid: p for pid, p in papers.items() if passes(p, r.filters)}
+        ranker = self.retriever.ranker if self.retriever is not None else None
+        if ranker is not None:  # (the stems of each sentence, derived at ingest, for the papers it has read)
+            for pid, p in papers.items():
+                if (sets := ranker.sentence_stems(pid)) is not None:
+                    given_sentence_stems(p.abstract, sets)
         facets, pools, cores, ranked = r.facets, r.pools, r.cores, r.ranked
         if r.loose:  # (one facet: its dense pool has the similarities that matter)
             self.facet_pools.similarities(facets, pools, list(papers))

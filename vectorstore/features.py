@@ -122,6 +122,11 @@ class DocText:
         return self._stem_sets()[2]
 
     @property
+    def word_stems(self) -> list[str]:
+        """The stems of the title's then the abstract's words, in order (those of "title. abstract" as tokenised)."""
+        return self.forms[1 : self.words_end - 1].split() if self.words_end else []
+
+    @property
     def upper(self) -> str:
         return self._abstract.upper()
 

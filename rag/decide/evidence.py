@@ -132,11 +132,33 @@ def given_sentence_stems(text: str, sets: Sequence[frozenset[str]]) -> None:
     _given[text] = tuple((text[s:e], sets[i]) for i, (s, e) in enumerate(spans))
 
 
-@lru_cache(maxsize=20_000)
-def _token_index(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+TokenIndex = tuple[tuple[str, ...], tuple[str, ...]]
+_given_words: dict[str, TokenIndex] = {}  # texts whose words' stems a caller had (see given_word_stems)
+
+
+def _token_index(text: str) -> TokenIndex:
     """A text's lower-case words and their stems, in order (hyphenated words split)."""
+    got = _given_words.get(text)
+    return got if got is not None else _tokenised(text)
+
+
+@lru_cache(maxsize=20_000)
+def _tokenised(text: str) -> TokenIndex:
     words = tuple(tokens(text))
     return words, tuple(map(stem, words))
+
+
+def given_word_stems(text: str, word_stems: Sequence[str]) -> None:
+    """Keep the stems of the words of ``text`` that a caller has (the reranker's per-paper data, derived at ingest,
+    in the order of :func:`~vectorstore.text.tokens`), so that the phrase tests read them instead of stemming."""
+    if text in _given_words:
+        return
+    words = tuple(tokens(text))
+    if len(words) != len(word_stems):  # (not this text's)
+        return
+    if len(_given_words) >= _GIVEN_MOST:
+        _given_words.clear()
+    _given_words[text] = (words, tuple(word_stems))
 
 
 def _places(stems: tuple[str, ...], target: str) -> Iterator[int]:

@@ -20,6 +20,7 @@ from askpapers.rag.decide.evidence import (
     coverage,
     decide,
     given_sentence_stems,
+    given_word_stems,
     holds_words,
     sentence_words,
     states,
@@ -236,6 +237,8 @@ class FacetMatcher:
             for pid, p in papers.items():
                 if (sets := ranker.sentence_stems(pid)) is not None:
                     given_sentence_stems(p.abstract, sets)
+                if (words := ranker.word_stems(pid)) is not None:
+                    given_word_stems(_text_of(p), words)
         facets, pools, cores, ranked = r.facets, r.pools, r.cores, r.ranked
         if r.loose:  # (one facet: its dense pool has the similarities that matter)
             self.facet_pools.similarities(facets, pools, list(papers))

@@ -129,6 +129,13 @@ class LearnedRanker:
         dt = self._docs.get(paper_id)
         return dt.sent_stems if dt is not None else None
 
+    def word_stems(self, paper_id: str) -> list[str] | None:
+        """The stems of the paper's title's then abstract's words, in order, like :meth:`sentence_stems`."""
+        if self._docs_key != self.index.seen_revision:
+            return None
+        dt = self._docs.get(paper_id)
+        return dt.word_stems if dt is not None else None
+
     def _doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
         """The text data of these papers (those in the store): read from the BM25 index, where it was derived when
         the papers were indexed (nothing is tokenised or stemmed here), and kept for the store's revision."""

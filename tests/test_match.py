@@ -342,7 +342,7 @@ def test_the_matcher_reads_the_stems_derived_at_ingest_instead_of_stemming(
         spans = sentence_spans(p.abstract)
         assert list(sets[: len(spans)]) == [frozenset(stems(p.abstract[s:e])) for s, e in spans], pid
         text = p.abstract if p.title_derived else f"{p.title}. {p.abstract}"
-        assert ranker.word_stems(pid) == stems(text), pid
+        assert ranker.built(pid).word_stems == stems(text), pid
     evidence._given.clear()
     evidence._given_words.clear()
     stemmed: list[str] = []

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from typing import TypeVar
 
 from askpapers.rag.decide.acronyms import short_acronym
 from askpapers.rag.read.cues import RELATIONAL
@@ -26,6 +27,7 @@ from askpapers.vectorstore.text import (
 )
 
 HALF = 0.5  # share of a topic's words one sentence must hold when the embedding alone is very close
+T = TypeVar("T")
 _COMPOUND = re.compile(r"\w[-\u2010\u2011]\w")
 _JOIN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")
 
@@ -127,9 +129,14 @@ def given_sentence_stems(text: str, sets: Sequence[frozenset[str]]) -> None:
     spans = sentence_spans(text)
     if len(sets) < len(spans):  # (not this text's)
         return
-    if len(_given) >= _GIVEN_MOST:
-        _given.clear()
-    _given[text] = tuple((text[s:e], sets[i]) for i, (s, e) in enumerate(spans))
+    _keep(_given, text, tuple((text[s:e], sets[i]) for i, (s, e) in enumerate(spans)))
+
+
+def _keep(given: dict[str, T], text: str, value: T) -> None:
+    """Keep ``value`` for ``text``, forgetting every text kept before once :data:`_GIVEN_MOST` are."""
+    if len(given) >= _GIVEN_MOST:
+        given.clear()
+    given[text] = value
 
 
 TokenIndex = tuple[tuple[str, ...], tuple[str, ...]]
@@ -156,9 +163,7 @@ def given_word_stems(text: str, word_stems: Sequence[str]) -> None:
     words = tuple(tokens(text))
     if len(words) != len(word_stems):  # (not this text's)
         return
-    if len(_given_words) >= _GIVEN_MOST:
-        _given_words.clear()
-    _given_words[text] = (words, tuple(word_stems))
+    _keep(_given_words, text, (words, tuple(word_stems)))
 
 
 def _places(stems: tuple[str, ...], target: str) -> Iterator[int]:

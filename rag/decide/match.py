@@ -235,10 +235,9 @@ class FacetMatcher:
         ranker = self.retriever.ranker if self.retriever is not None else None
         if ranker is not None:  # (the stems of each sentence, derived at ingest, for the papers it has read)
             for pid, p in papers.items():
-                if (sets := ranker.sentence_stems(pid)) is not None:
-                    given_sentence_stems(p.abstract, sets)
-                if (words := ranker.word_stems(pid)) is not None:
-                    given_word_stems(_text_of(p), words)
+                if (dt := ranker.built(pid)) is not None:
+                    given_sentence_stems(p.abstract, dt.sent_stems)
+                    given_word_stems(_text_of(p), dt.word_stems)
         facets, pools, cores, ranked = r.facets, r.pools, r.cores, r.ranked
         if r.loose:  # (one facet: its dense pool has the similarities that matter)
             self.facet_pools.similarities(facets, pools, list(papers))

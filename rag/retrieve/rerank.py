@@ -121,20 +121,18 @@ class LearnedRanker:
         return self.forest.predict(features)
 
     # -- features ----------------------------------------------------------------------------------------
+    def built(self, paper_id: str) -> DocText | None:
+        """The paper's text data, if it is built for the store revision this process last saw; None otherwise
+        (nothing is built here)."""
+        if self._docs_key != self.index.seen_revision:
+            return None
+        return self._docs.get(paper_id)
+
     def sentence_stems(self, paper_id: str) -> list[frozenset[str]] | None:
         """The stems of each sentence of the paper's abstract, in order (then its title's), if its text data is
-        built for the store revision this process last saw; None otherwise (nothing is built here)."""
-        if self._docs_key != self.index.seen_revision:
-            return None
-        dt = self._docs.get(paper_id)
+        built (:meth:`built`)."""
+        dt = self.built(paper_id)
         return dt.sent_stems if dt is not None else None
-
-    def word_stems(self, paper_id: str) -> list[str] | None:
-        """The stems of the paper's title's then abstract's words, in order, like :meth:`sentence_stems`."""
-        if self._docs_key != self.index.seen_revision:
-            return None
-        dt = self._docs.get(paper_id)
-        return dt.word_stems if dt is not None else None
 
     def _doc_texts(self, ids: Sequence[str]) -> dict[str, DocText]:
         """The text data of these papers (those in the store): read from the BM25 index, where it was derived when

@@ -1226,3 +1226,39 @@ def test_a_word_written_apart_leads_a_phrase_as_the_word_does() -> None:
     for typed in ("multi modal learning", "multi-modal learning", "multimodal learning"):
         got = facets(plan(f"Which papers use {typed}?", lex, weigh=False))
         assert got == [[typed]], (typed, got)
+
+
+# -- which facet must hold when the topicality model's weights are given (issue 24) --------------------------------
+def _weighed(monkeypatch: pytest.MonkeyPatch, question: str, lex: CorpusLexicon, weights: list[float]) -> list:
+    """The facets read from the question, with the topicality model's weights replaced by ``weights`` (in the
+    order the reader lists the facets), so these tests check the reading rules, not the model."""
+    from askpapers.rag.read import resolve
+
+    monkeypatch.setattr(resolve, "_facet_weights", lambda facets, lexicon: list(weights[: len(facets)]))
+    return plan(question, lex).facets
+
+
+def test_the_head_of_a_phrase_cut_apart_gates_when_it_is_topical(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "language-guided navigation" is stated by no paper, so it is cut into its parts, and the rarer one,
+    "language-guided", must hold. Its head, "navigation", used to hold only while it was the most topical facet:
+    when the model weighed the modifier above one half too, the answer became every paper saying
+    "language-guided" (8 of the compound dev question's 33 papers). The head of a phrase names what it is about."""
+    nav = [f"Robot navigation in {w} homes with maps." for w in ("large", "small", "new", "old", "busy", "quiet")]
+    lex = docs_lexicon([*DOCS, *nav, "Language-guided grasping of objects.", "Language-guided editing of images."])
+    assert lex.phrase_df("language-guided navigation") == 0 < lex.phrase_df("language-guided")
+    assert lex.phrase_df("language-guided") < lex.phrase_df("navigation")
+    facets_ = _weighed(monkeypatch, "Which papers study language-guided navigation?", lex, [0.7, 0.95])
+    read = [(f.alternatives, f.optional) for f in facets_]
+    assert read == [(("language-guided",), False), (("navigation",), False)], facets_
+
+
+def test_a_word_in_most_papers_is_never_the_facet_that_must_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ "cooperation with learning": "learning" is in most papers, so it only ranks; when the model weighed it above
+    one half and "cooperation" below, "learning" was made the facet that must hold, and the answer was 250 papers
+    on learning (the held-out pair "cooperation with learning", 2026-12-06)."""
+    coop = ["Cooperation between agents in games.", "Cooperation emerges in populations."]
+    lex = docs_lexicon([*DOCS, *coop])
+    assert lex.df("learning") >= 0.25 * lex.size
+    facets_ = _weighed(monkeypatch, "Which papers use or study cooperation with learning?", lex, [0.26, 0.64])
+    held = [f.alternatives for f in facets_ if not f.optional]
+    assert held == [("cooperation",)], facets_

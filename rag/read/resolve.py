@@ -313,12 +313,12 @@ def _weigh(
     slotted: Set[int] = frozenset(),
 ) -> list[Facet]:  # fmt: skip
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
-    an optional one stays optional, and the parts of one phrase typed as a whole (``cut_from``) stay as read when
-    one of them is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic
-    word, however common in English, while both parts of "much appreciated" only rank). A unit of its own that no
-    paper states only ranks too. In a request (``phrases``: the facets of each phrase typed as a whole), of two
-    units typed apart that the corpus states but never in one paper (:func:`_never_with`), one is a phrase of the
-    request, and only ranks (:func:`_apart`)."""
+    an optional one stays optional but for the topical head of a phrase cut apart, and the parts of one phrase
+    typed as a whole (``cut_from``) stay as read when one of them is topical and :func:`_keeps_part` keeps the
+    other: "weather" of "weather forecasting" is a topic word, however common in English, while both parts of "much
+    appreciated" only rank). A unit of its own that no paper states only ranks too. In a request (``phrases``: the
+    facets of each phrase typed as a whole), of two units typed apart that the corpus states but never in one paper
+    (:func:`_never_with`), one is a phrase of the request, and only ranks (:func:`_apart`)."""
     if not facets:
         return facets
     weights = _facet_weights(facets, lexicon)
@@ -328,14 +328,16 @@ def _weigh(
     apart = _apart(facets, weights, stated, phrases, lexicon, slotted) if phrases is not None else set()
     # the most topical facet gates; in a request, even one read as optional by the corpus' counts alone (in "asked
     # to review quantization", "review" is the rarer part, but "quantization" is the topic), and one the corpus
-    # states first
+    # states first, but never a word in most papers while another facet is not one ("cooperation with *learning*")
     if phrases is None:
         best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
     else:
         best = max(
             range(len(facets)),
-            key=lambda i: (i not in apart, weights[i] >= TOPICAL, stated[i], not facets[i].optional, weights[i]),
-        )
+            key=lambda i: (i not in apart, not _generic(facets[i], lexicon), weights[i] >= TOPICAL, stated[i],
+                           not facets[i].optional, weights[i]),
+        )  # fmt: skip
+    heads = {max(group) for group in cut_from if group}
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
         # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks
@@ -345,7 +347,10 @@ def _weigh(
             and i not in kept
             and (((w < TOPICAL or unstated) and not _goes_with(f, facets[best], lexicon)) or i in apart)
         )
-        out.append(replace(f, weight=w, optional=(f.optional and i != best) or demote))
+        # (the head of a phrase cut apart, its last part, gates when topical: "navigation" of "language-guided
+        # navigation"; a part before it only qualifies it)
+        held = i == best or (i in heads and i in kept and w >= TOPICAL)
+        out.append(replace(f, weight=w, optional=(f.optional and not held) or demote))
     return out
 
 

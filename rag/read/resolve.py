@@ -313,12 +313,12 @@ def _weigh(
     slotted: Set[int] = frozenset(),
 ) -> list[Facet]:  # fmt: skip
     """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
-    an optional one stays optional but for the topical head of a phrase cut apart, and the parts of one phrase
-    typed as a whole (``cut_from``) stay as read when one of them is topical and :func:`_keeps_part` keeps the
-    other: "weather" of "weather forecasting" is a topic word, however common in English, while both parts of "much
-    appreciated" only rank). A unit of its own that no paper states only ranks too. In a request (``phrases``: the
-    facets of each phrase typed as a whole), of two units typed apart that the corpus states but never in one paper
-    (:func:`_never_with`), one is a phrase of the request, and only ranks (:func:`_apart`)."""
+    an optional one stays optional but for the topical head of a phrase cut apart in a request, and the parts of
+    one phrase typed as a whole (``cut_from``) stay as read when one of them is topical and :func:`_keeps_part`
+    keeps the other: "weather" of "weather forecasting" is a topic word, however common in English, while both
+    parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too. In a request
+    (``phrases``: the facets of each phrase typed as a whole), of two units typed apart that the corpus states but
+    never in one paper (:func:`_never_with`), one is a phrase of the request, and only ranks (:func:`_apart`)."""
     if not facets:
         return facets
     weights = _facet_weights(facets, lexicon)
@@ -347,9 +347,9 @@ def _weigh(
             and i not in kept
             and (((w < TOPICAL or unstated) and not _goes_with(f, facets[best], lexicon)) or i in apart)
         )
-        # (the head of a phrase cut apart, its last part, gates when topical: "navigation" of "language-guided
-        # navigation"; a part before it only qualifies it)
-        held = i == best or (i in heads and i in kept and w >= TOPICAL)
+        # (in a request, the head of a phrase cut apart, its last part, gates when topical: "navigation" of
+        # "language-guided navigation"; a part before it only qualifies it. A claim gates on fewer of its units.)
+        held = i == best or (phrases is not None and i in heads and i in kept and w >= TOPICAL)
         out.append(replace(f, weight=w, optional=(f.optional and not held) or demote))
     return out
 

@@ -3,7 +3,8 @@ its topic.
 
 Examples come from the dev data only: the topics of the conference questions (single and two-facet), of the
 bundled corpus's list questions, and generated two-facet topics (:func:`keyword_pairs`: two author keywords that pool
-papers carry together, joined as a researcher would, "privacy in federated learning", "lstm and rnn"), each asked
+papers carry together, joined as a researcher would, "privacy in federated learning", "lstm and rnn", and as many
+that few papers carry together, "fairness in language models"), each asked
 canonically and wrapped in generated frames (:mod:`rag.evaluation.frames`). Every facet the planner reads is labelled
 topical when all its words belong to the topic, and not topical when they come from the frame. The features are
 corpus and general-English statistics (:mod:`rag.read.topicality`), so they carry over to topics and frames the model
@@ -66,8 +67,11 @@ DEV_TOPICS = [
 WORD = re.compile(r"[a-z0-9]+")
 PAIR_PAPERS = 3  # a generated two-facet topic joins two author keywords that this many pool papers carry together
 PAIRS = 260  # at most this many of them (the pool has fewer)
+APART = 130  # and this many that few papers carry together ("fairness in language models"): a topic asked is a topic
+APART_SHARE = 0.05  # … of keywords stated by at most this share of the papers (a word in most narrows nothing)
 PAIR_FRAMES = 24  # each asked canonically and in this many frames drawn from frame_templates
 PAIR_JOINS = ("{a} in {b}", "{a} for {b}", "{a} of {b}", "{a} with {b}", "{a} and {b}", "{b} {a}")
+APART_JOINS = PAIR_JOINS[:-1]  # the pairs of few joint papers are joined by a word ("{b} {a}" reads as one term)
 SEED = 7
 
 
@@ -96,20 +100,23 @@ def frame_templates(held_out: int | None = None, folds: int = 4) -> list[tuple[s
     return out
 
 
-def keyword_pairs() -> list[tuple[str, str, str]]:
+def keyword_pairs(share: Callable[[str], float] | None = None) -> list[tuple[str, str, str]]:
     """Two-facet topics as (name, topic, keyword side): two author keywords of the pool that at least
-    :data:`PAIR_PAPERS` papers carry together, sharing no word, joined in one of :data:`PAIR_JOINS`. The dev questions
+    :data:`PAIR_PAPERS` papers carry together, sharing no word, joined in one of :data:`PAIR_JOINS`, then (given
+    each keyword's ``share`` of the papers that state it) the pairs of :func:`_apart`. The dev questions
     ask few combinations (a common noun beside a term, "safety of language models", is not among them). Keywords of
     the held-out topic probe (``bench.keyword_topics.held_out_keywords``) are left out. Each keyword falls
     on side A or B at random: a pair is "A" or "B" when both its keywords do (cross-validation trains on A and tests
     on B), "X" otherwise."""
     held = held_out_keywords()
     together: Counter[tuple[str, str]] = Counter()
+    carried: Counter[str] = Counter()
     for paper in pool_papers():
         kws = {norm(str(k)) for k in paper.get("keywords") or []}
         kws = {k for k in kws if re.fullmatch(r"[a-z][a-z ]*", k) and 1 <= len(k.split()) <= 3
                and not set(k.split()) & REQUEST_WORDS and not any(pattern(h).search(k) for h in held)}  # fmt: skip
         together.update((a, b) for a in kws for b in kws if a < b and not set(a.split()) & set(b.split()))
+        carried.update(kws)
     pairs = sorted(pair for pair, c in together.items() if c >= PAIR_PAPERS)
     rng = random.Random(SEED)
     rng.shuffle(pairs)
@@ -120,6 +127,39 @@ def keyword_pairs() -> list[tuple[str, str, str]]:
             a, b = b, a
         split = "A" if side[a] and side[b] else "B" if not (side[a] or side[b]) else "X"
         out.append((f"pair{i}", PAIR_JOINS[i % len(PAIR_JOINS)].format(a=a, b=b), split))
+    if share is None:
+        return out
+    # (drawn with a random generator of their own, so the pairs above stay as they were)
+    rng = random.Random(SEED + 1)
+    apart = _apart(carried, together, share, rng)
+    side |= {k: rng.random() < 0.5 for k in sorted({k for pair in apart for k in pair} - set(side))}
+    for i, (a, b) in enumerate(apart, len(out)):
+        if rng.random() < 0.5:
+            a, b = b, a
+        split = "A" if side[a] and side[b] else "B" if not (side[a] or side[b]) else "X"
+        # (two topics the corpus seldom pairs are joined by a word: set side by side they would read as one term)
+        out.append((f"pair{i}", APART_JOINS[i % len(APART_JOINS)].format(a=a, b=b), split))
+    return out
+
+
+def _apart(
+    carried: Counter[str], together: Counter[tuple[str, str]], share: Callable[[str], float], rng: random.Random
+) -> list[tuple[str, str]]:
+    """:data:`APART` pairs of keywords that :data:`PAIR_PAPERS` papers or more carry each but fewer carry together,
+    sharing no word, each stated by at most :data:`APART_SHARE` of the papers (``share``), drawn at random (seeded):
+    a researcher asks for combinations the corpus barely holds ("fairness in language models"), and each keyword is
+    still a topic of the question. (The pairs carried together alone taught that a topic co-occurs with the other.)"""
+    kws = sorted(k for k, c in carried.items() if c >= PAIR_PAPERS and share(k) <= APART_SHARE)
+    out: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for _ in range(APART * 50):
+        if len(out) >= APART or len(kws) < 2:
+            break
+        a, b = sorted(rng.sample(kws, 2))
+        if (a, b) in seen or together[(a, b)] >= PAIR_PAPERS or set(a.split()) & set(b.split()):
+            continue
+        seen.add((a, b))
+        out.append((a, b))
     return out
 
 
@@ -155,7 +195,8 @@ def collect() -> list[dict[str, Any]]:
             topics.append((item["qid"], m.group(1)))
     topics += [(qid, t) for qid, t in COMPOUND_TOPICS.items()]
     rows = examples(app.parts.lexicon, topics)
-    pairs = keyword_pairs()
+    lexicon = app.parts.lexicon
+    pairs = keyword_pairs(lambda k: lexicon.phrase_df(k) / max(lexicon.size, 1))
     rows += examples(app.parts.lexicon, [(n, t) for n, t, _ in pairs], PAIR_FRAMES, {n: s for n, _, s in pairs})
     from askpapers.vectorstore.parse import parse_paths
 

@@ -14,17 +14,19 @@ from askpapers.rag.read.topicality import nominal, shipped_model, topicality, ve
 
 SIZE = 3620
 DF = {
-    "anyone": 1, "autonomous": 178, "driving": 118, "federated": 23, "improve": 406, "language": 1054,
+    "anyone": 1, "autonomous": 178, "driving": 118, "fairness": 22, "federated": 23, "improve": 406, "language": 1054,
     "learning": 1796, "models": 1690, "planning": 226, "privacy": 75, "references": 11, "safety": 137,
     "transformers": 47, "worked": 2,
 }  # fmt: skip
 PHRASES = {
-    "anyone": 1, "autonomous driving": 63, "federated learning": 16, "improve": 406, "language models": 855,
-    "planning": 226, "privacy": 75, "references": 11, "safety": 137, "transformers": 47, "worked": 2,
+    "anyone": 1, "autonomous driving": 63, "fairness": 22, "federated learning": 16, "improve": 406,
+    "language models": 855, "planning": 226, "privacy": 75, "references": 11, "safety": 137, "transformers": 47,
+    "worked": 2,
 }  # fmt: skip
 BOTH = {
     ("safety", "language models"): 46, ("privacy", "federated learning"): 11, ("planning", "autonomous driving"): 18,
-    ("worked", "federated learning"): 2, ("references", "federated learning"): 0, ("improve", "transformers"): 110,
+    ("fairness", "language models"): 9, ("worked", "federated learning"): 2, ("references", "federated learning"): 0,
+    ("improve", "transformers"): 110,
 }  # fmt: skip
 
 
@@ -57,6 +59,14 @@ def test_a_common_noun_beside_a_term_of_the_corpus_is_a_topic(noun: str, term: s
     learning" 0.27 and "planning" beside "autonomous driving" 0.16: the term alone gated, and the answer held every
     paper on language models."""
     weights = topicality([noun, term], PoolCounts())  # type: ignore[arg-type]
+    assert min(weights) >= 0.5, weights
+
+
+def test_a_topic_the_corpus_seldom_states_beside_the_other_is_still_a_topic() -> None:
+    """ "fairness in language models": 22 papers of the pool state "fairness", 9 of them with "language models". The
+    model trained only on pairs of author keywords that papers carry together weighed "fairness" 0.29 beside it, so
+    the answer held every paper on language models; pairs that few papers carry together are now in its training."""
+    weights = topicality(["fairness", "language models"], PoolCounts())  # type: ignore[arg-type]
     assert min(weights) >= 0.5, weights
 
 

@@ -3,8 +3,8 @@ its topic.
 
 Examples come from the dev data only: the topics of the conference questions (single and two-facet), of the
 bundled corpus's list questions, and generated two-facet topics (:func:`keyword_pairs`: two author keywords that pool
-papers carry together, joined as a researcher would, "privacy in federated learning", "lstm and rnn", and as many
-that few papers carry together, "fairness in language models"), each asked
+papers carry together, joined as a researcher would, "privacy in federated learning", "lstm and rnn", and
+:data:`APART` that few papers carry together, "fairness in language models"), each asked
 canonically and wrapped in generated frames (:mod:`rag.evaluation.frames`). Every facet the planner reads is labelled
 topical when all its words belong to the topic, and not topical when they come from the frame. The features are
 corpus and general-English statistics (:mod:`rag.read.topicality`), so they carry over to topics and frames the model

@@ -328,7 +328,8 @@ def _weigh(
     apart = _apart(facets, weights, stated, phrases, lexicon, slotted) if phrases is not None else set()
     # the most topical facet gates; in a request, even one read as optional by the corpus' counts alone (in "asked
     # to review quantization", "review" is the rarer part, but "quantization" is the topic), and one the corpus
-    # states first, but never a word in most papers while another facet is not one ("cooperation with *learning*")
+    # states first, but never a word in a quarter of the papers while another facet is not one (:func:`_generic`:
+    # "cooperation with *learning*")
     if phrases is None:
         best = max(range(len(facets)), key=lambda i: (not facets[i].optional, weights[i]))
     else:

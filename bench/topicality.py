@@ -121,24 +121,28 @@ def keyword_pairs(share: Callable[[str], float] | None = None) -> list[tuple[str
     rng = random.Random(SEED)
     rng.shuffle(pairs)
     side = {k: rng.random() < 0.5 for k in sorted({k for pair in pairs for k in pair})}
-    out = []
-    for i, (a, b) in enumerate(pairs[:PAIRS]):
-        if rng.random() < 0.5:
-            a, b = b, a
-        split = "A" if side[a] and side[b] else "B" if not (side[a] or side[b]) else "X"
-        out.append((f"pair{i}", PAIR_JOINS[i % len(PAIR_JOINS)].format(a=a, b=b), split))
+    out = _asked(pairs[:PAIRS], 0, PAIR_JOINS, side, rng)
     if share is None:
         return out
     # (drawn with a random generator of their own, so the pairs above stay as they were)
     rng = random.Random(SEED + 1)
     apart = _apart(carried, together, share, rng)
     side |= {k: rng.random() < 0.5 for k in sorted({k for pair in apart for k in pair} - set(side))}
-    for i, (a, b) in enumerate(apart, len(out)):
+    # (two topics the corpus seldom pairs are joined by a word: set side by side they would read as one term)
+    return out + _asked(apart, len(out), APART_JOINS, side, rng)
+
+
+def _asked(
+    pairs: list[tuple[str, str]], start: int, joins: tuple[str, ...], side: dict[str, bool], rng: random.Random
+) -> list[tuple[str, str, str]]:
+    """The pairs as (name, topic, keyword side), numbered from ``start``: each in a random order, joined in turn by
+    one of ``joins``; "A" or "B" when both keywords fall on that side, "X" otherwise."""
+    out = []
+    for i, (a, b) in enumerate(pairs, start):
         if rng.random() < 0.5:
             a, b = b, a
         split = "A" if side[a] and side[b] else "B" if not (side[a] or side[b]) else "X"
-        # (two topics the corpus seldom pairs are joined by a word: set side by side they would read as one term)
-        out.append((f"pair{i}", APART_JOINS[i % len(APART_JOINS)].format(a=a, b=b), split))
+        out.append((f"pair{i}", joins[i % len(joins)].format(a=a, b=b), split))
     return out
 
 

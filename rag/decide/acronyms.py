@@ -4,6 +4,7 @@ the other spellings the matcher (:mod:`rag.decide.match`) finds a facet by."""
 from __future__ import annotations
 
 from askpapers.rag.read.cues import is_acronym
+from askpapers.rag.read.lexicon import english_words
 from askpapers.vectorstore.text import acronym_definitions, stems
 
 
@@ -32,6 +33,18 @@ def short_acronym(acronym: str) -> str:
     """The two capitals of a two-letter acronym as written ("RL", "LMs" -> "LM"), or "" for any other word."""
     core = acronym[:-1] if acronym.endswith("s") else acronym
     return core if len(core) == 2 and core.isalpha() and core.isupper() else ""
+
+
+def worded_acronym(acronym: str) -> str:
+    """The acronym without a plural "s" ("NODEs" -> "NODE"), when in lower case it is an English word ("nodes",
+    "rag", "clip": :func:`~rag.read.lexicon.english_words`), or "" for any other spelling. Read in any case, it
+    would be that word: "neural ordinary differential equations (NODEs)" had made every paper on graph nodes meet
+    "neural ODEs"."""
+    if not is_acronym(acronym):
+        return ""
+    core = acronym[:-1] if acronym.endswith("s") else acronym
+    words = english_words()
+    return core if acronym.lower() in words or core.lower() in words else ""
 
 
 def short_acronyms(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:

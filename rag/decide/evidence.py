@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
-from askpapers.rag.decide.acronyms import short_acronym
+from askpapers.rag.decide.acronyms import short_acronym, worded_acronym
 from askpapers.rag.read.cues import RELATIONAL
 from askpapers.rag.settings import AnswerSettings
 from askpapers.vectorstore.text import (
@@ -178,15 +178,19 @@ def _places(stems: tuple[str, ...], target: str) -> Iterator[int]:
         yield at
 
 
-def states(text: str, phrase: str) -> bool:
+def states(text: str, phrase: str, as_written: bool = False) -> bool:
     """Whether ``text`` states ``phrase``: its words in a row, each the same term as the phrase's word.
 
     Stems find the places; :func:`vectorstore.text.same_term` checks the surface forms there, so "conformal
     prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
-    private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts.
+    private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts. With
+    ``as_written`` (a spelling the papers define, not one the user typed), an acronym that is an English word in
+    lower case (:func:`~rag.decide.acronyms.worded_acronym`) counts only as written or in capitals.
     """
     if len(phrase) <= 3 and (core := short_acronym(phrase)):  # two capitals ("RL"): as written ("rl", "kg": any)
         return _short_in(core, text)
+    if as_written and (core := worded_acronym(phrase)):  # "NODEs", or in capitals; never "nodes"
+        return _short_in(core, text) or _short_in(core.upper(), text)
     want = tokens(phrase)
     if not want:
         return False
@@ -211,11 +215,12 @@ def states(text: str, phrase: str) -> bool:
 
 @lru_cache(maxsize=64)
 def _short_pattern(acronym: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9]){acronym}s?(?![A-Za-z0-9])")
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(acronym)}s?(?![A-Za-z0-9])")
 
 
 def _short_in(acronym: str, text: str) -> bool:
-    """Whether the text writes a two-letter acronym in capitals, alone or in a compound ("RL", "RL-based")."""
+    """Whether the text writes an acronym as given (a two-letter one: in capitals), alone, in the plural or in a
+    compound ("RL", "RL-based", "NODEs")."""
     return _short_pattern(acronym).search(text) is not None
 
 

@@ -1,0 +1,52 @@
+"""An acronym the papers define that is an English word in lower case ("NODEs" of "neural ordinary differential
+equations": "nodes") names its long form only as written, or in capitals. Read in any case it had made every paper
+on graph nodes meet "neural ODEs" (ICML 2024: 94 papers cited, most of them on graph neural networks). An acronym
+the user types is read as before."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from askpapers.rag.decide.acronyms import worded_acronym
+from askpapers.rag.decide.evidence import states
+from tests.conftest import memory_app, with_filler
+from tests.test_match import FILLER
+
+PAPERS = {
+    "node-def": (
+        "Stable solvers",
+        "Neural ordinary differential equations (NODEs) model dynamics; we make neural ODEs stable.",
+    ),
+    "node-adj": (
+        "Adjoints",
+        "Ordinary differential equations (ODEs) drive the dynamics; we fit neural ODEs with adjoints.",
+    ),
+    "node-only": ("Fast training", "We accelerate the training of NODEs with an adaptive step size."),
+    "node-caps": ("Stiff systems", "NODE models struggle with stiff systems; we regularise their solvers."),
+    "graph-0": ("Message passing", "Graph networks pass messages between nodes to classify them."),
+    "graph-1": ("Node ranking", "Nodes of a citation graph are ranked by a neural network."),
+    "graph-2": ("Sampling", "We sample neighbouring nodes to train a neural network on large graphs."),
+}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    return memory_app(tmp_path_factory.mktemp("worded"), with_filler(PAPERS, FILLER), embedder)
+
+
+def test_an_acronym_that_is_a_word_is_read_as_written_when_the_papers_define_it() -> None:
+    assert worded_acronym("NODEs") == "NODE" and worded_acronym("RAG") == "RAG" and worded_acronym("CLIP") == "CLIP"
+    assert worded_acronym("LoRA") == worded_acronym("GNNs") == worded_acronym("nodes") == ""
+    assert states("We train NODEs fast.", "NODEs", as_written=True)
+    assert states("NODE-based models.", "NODEs", as_written=True)
+    assert not states("Messages pass between nodes.", "NODEs", as_written=True)
+    assert not states("Node ranking in graphs.", "NODEs", as_written=True)
+    assert states("Messages pass between nodes.", "NODEs")  # (typed by the user: as before)
+
+
+def test_papers_on_graph_nodes_do_not_meet_neural_odes(app: Any) -> None:
+    cited = {c.paper_id for c in app.ask("Which papers use neural ODEs?", mode="extractive", k=1000).citations}
+    assert {"node-def", "node-adj", "node-only", "node-caps"} <= cited, cited
+    assert not cited & {"graph-0", "graph-1", "graph-2"}, cited

@@ -92,7 +92,7 @@ class AskPapers:
             if self._parts is None:
                 index, data_dir = self._open()
                 retriever = hybrid(index, self.settings.retrieval)
-                lexicon = CorpusLexicon(index, REQUEST_WORDS)
+                lexicon = CorpusLexicon(index, REQUEST_WORDS, vectors=index)
                 by_mode = answerers(index, retriever, self.settings, lexicon)
                 reader = RuleReader(lexicon)
                 followups = FollowUps(index, reader, by_mode["extractive"])

@@ -9,14 +9,18 @@ BM25 index; tests use small hand-made lexicons with the same interface.
 
 from __future__ import annotations
 
+import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Protocol
+
+import numpy as np
 
 from askpapers.rag.retrieve.index import LexicalStats
 from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
+from askpapers.vectorstore.errors import StoreError
 from askpapers.vectorstore.text import (
     RESPELLINGS,
     respelled,
@@ -26,11 +30,16 @@ from askpapers.vectorstore.text import (
     written_form_words,
     written_forms,
 )
+from askpapers.vectorstore.types import Filters
 
+log = logging.getLogger("askpapers")
 PHRASE_CACHE = 4096  # phrase counts kept per store revision
 # a word at least this frequent in general English (wordfreq's Zipf scale: once per million words) is a real word,
 # never a misspelling to correct, even when neither the corpus nor the embedder's vocabulary has it ("pointers")
 KNOWN_ZIPF = 3.0
+COHESION_PAPERS = 30  # the cohesion of a phrase fewer papers state is not measured (too few to tell from chance)
+COHESION_SAMPLE = 200  # papers stating a phrase whose vectors are read (spread evenly over them)
+COHESION_BASE = 1000  # papers whose vectors give the corpus's mean
 
 
 class Lexicon(Protocol):
@@ -67,6 +76,19 @@ class Lexicon(Protocol):
 
     def venues(self) -> list[str]:
         """The venues of the corpus's papers."""
+
+    def cohesion(self, phrase: str) -> float | None:
+        """How much closer to one another the papers stating the phrase are than as many papers drawn at random
+        (None when it cannot be told)."""
+
+
+class PhraseVectors(Protocol):
+    """What :meth:`CorpusLexicon.cohesion` reads besides the statistics: the papers stating a phrase, and their
+    vectors."""
+
+    def phrase_ids(self, phrases: list[str], filters: Filters | None = None) -> set[str]: ...
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]: ...
 
 
 @lru_cache(maxsize=1)
@@ -113,13 +135,18 @@ class CorpusLexicon:
     """A :class:`Lexicon` over the :class:`~rag.retrieve.index.LexicalStats` of an index, cached until the store
     changes."""
 
-    def __init__(self, index: LexicalStats, extra_words: Iterable[str] = ()) -> None:
+    def __init__(
+        self, index: LexicalStats, extra_words: Iterable[str] = (), vectors: PhraseVectors | None = None
+    ) -> None:
         self.index = index
+        self.vectors = vectors  # (without them, no cohesion is measured)
         self.extra = frozenset(extra_words)  # request words: known, and candidates for corrections
         self._lock = threading.Lock()
         self._revision = ""
         self._df: dict[str, int] = {}
         self._phrases: Recent[int] = Recent(PHRASE_CACHE)
+        self._cohesion: Recent[tuple[float | None]] = Recent(PHRASE_CACHE)
+        self._mean: np.ndarray | None = None
         self._by_length: dict[int, list[tuple[str, int]]] | None = None
         self._venues: list[str] | None = None
         self._size = 0
@@ -132,6 +159,8 @@ class CorpusLexicon:
                 self._revision = revision
                 self._df.clear()
                 self._phrases.clear()
+                self._cohesion.clear()
+                self._mean = None
                 self._by_length = None
                 self._venues = None
                 self._size = self.index.size()
@@ -224,3 +253,52 @@ class CorpusLexicon:
         if self._venues is None:
             self._venues = self.index.venues()
         return self._venues
+
+    def cohesion(self, phrase: str) -> float | None:
+        """How much closer to one another the papers stating ``phrase`` are than as many papers drawn at random:
+        the squared length of the mean of their (unit) paper vectors, less what a random draw of as many gives on
+        average (``|m|² + (1 - |m|²) / n``, ``m`` the corpus's mean vector). The papers on a topic are close to one
+        another ("language models" 0.11 in ICML 2024, "neural networks" 0.08); those stating a phrase of the
+        writing are spread over every topic ("state of the art" 0.006, "extensive experiments" 0.02). Read over at
+        most :data:`COHESION_SAMPLE` of them; None when fewer than :data:`COHESION_PAPERS` state it (too few to tell
+        from chance) or the index has no vectors."""
+        self._fresh()
+        key = " ".join(phrase.lower().split())
+        got = self._cohesion.get(key)
+        if got is None:
+            try:
+                got = (self._measure(key),)
+            except StoreError as e:  # (a measure that only weighs: the question is read without it, not failed)
+                log.warning("askpapers: the cohesion of %r could not be read: %s", phrase, e)
+                return None
+            self._cohesion.put(key, got)
+        return got[0]
+
+    def _measure(self, phrase: str) -> float | None:
+        if self.vectors is None or self.phrase_df(phrase) < COHESION_PAPERS:
+            return None
+        ids = sorted(self.vectors.phrase_ids([phrase]))
+        if len(ids) < COHESION_PAPERS:
+            return None
+        ids = ids[:: max(1, len(ids) // COHESION_SAMPLE)][:COHESION_SAMPLE]
+        mean = self._corpus_mean()
+        found = _unit_mean(self.vectors.vectors(ids))
+        if mean is None or found is None:
+            return None
+        n = found[1]
+        base = float(mean @ mean)
+        return float(found[0] @ found[0]) - base - (1.0 - base) / n
+
+    def _corpus_mean(self) -> np.ndarray | None:
+        """The mean of the unit vectors of :data:`COHESION_BASE` papers (chosen by a hash of their ids), per
+        revision."""
+        if self._mean is None and self.vectors is not None:
+            got = _unit_mean(self.vectors.vectors(self.index.sample_ids(COHESION_BASE)))
+            self._mean = got[0] if got is not None else None
+        return self._mean
+
+
+def _unit_mean(vectors: dict[str, np.ndarray]) -> tuple[np.ndarray, int] | None:
+    """The mean of these vectors, each scaled to length 1, and how many there were (None for none)."""
+    rows = [v / n for v in vectors.values() if (n := float(np.linalg.norm(v))) > 0]
+    return (np.mean(np.stack(rows), axis=0), len(rows)) if rows else None

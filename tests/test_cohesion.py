@@ -1,0 +1,99 @@
+"""A phrase of the writing ("state of the art", "real world") is stated by papers on every topic; a topic's papers
+are close to one another. The reader measures it (:meth:`rag.read.lexicon.CorpusLexicon.cohesion`: how much closer
+the papers stating a phrase are than as many drawn at random), and a phrase whose papers are spread only ranks,
+however many papers state it: "state of the art in X?" gated on "state of the art" and cited only the papers on X
+that claim it (mean F1 over the 29 conference dev topics 0.37; the canonical question 0.82)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from askpapers.rag.read.resolve import COHESIVE
+from tests.conftest import memory_app
+
+FIELDS = [
+    ("protein folding", "a residue contact predictor"), ("speech recognition", "a streaming transducer"),
+    ("chess engines", "a search heuristic"), ("weather forecasting", "a spectral solver"),
+    ("image compression", "a learned entropy coder"), ("machine translation", "a back-translation scheme"),
+    ("stock prediction", "a volatility model"), ("traffic routing", "a congestion estimate"),
+    ("crop yield estimation", "satellite features"), ("music transcription", "an onset detector"),
+    ("fraud detection", "a transaction graph"), ("drug dosing", "a pharmacokinetic prior"),
+    ("robot grasping", "a tactile sensor"), ("text summarisation", "an extractive scorer"),
+    ("earthquake detection", "a seismic filter"), ("recipe generation", "an ingredient planner"),
+    ("handwriting recognition", "a stroke encoder"), ("galaxy classification", "a morphology prior"),
+    ("legal retrieval", "a citation index"), ("power grid control", "a load forecaster"),
+    ("sign language", "a hand pose tracker"), ("sleep staging", "an EEG encoder"),
+    ("code completion", "a syntax-aware decoder"), ("air quality", "a sensor fusion model"),
+    ("face anonymisation", "a blur schedule"), ("sports analytics", "a player tracker"),
+    ("ocean currents", "a drifter dataset"), ("poetry generation", "a rhyme constraint"),
+    ("wildlife counting", "drone imagery"), ("circuit placement", "a congestion map"),
+    ("dialect identification", "a phoneme lattice"), ("battery health", "a degradation curve"),
+    ("x-ray triage", "a lesion detector"), ("insurance pricing", "a risk score"),
+    ("solar flares", "a magnetogram encoder"), ("menu translation", "a food lexicon"),
+]  # fmt: skip
+GNN = [
+    "Graph neural networks pass messages between neighbouring nodes to predict molecular properties.",
+    "We show that deep graph neural networks oversmooth node features and propose a residual fix.",
+    "Graph neural networks for traffic forecasting model road sensors as nodes of a graph.",
+    "The expressive power of graph neural networks is bounded by the Weisfeiler-Leman test.",
+    "We train graph neural networks on citation graphs with few labelled nodes.",
+    "Graph neural networks with attention weigh each neighbour of a node differently.",
+    "We pretrain graph neural networks on millions of molecules with a contrastive loss.",
+    "Scaling graph neural networks to billion-edge graphs needs neighbour sampling.",
+]
+SOTA = "sota-gnn"  # the one paper on graph neural networks that claims the state of the art
+
+
+def papers() -> dict[str, tuple[str, str]]:
+    out = {f"field-{i}": (field.capitalize(), f"We set a new state of the art in {field} with {method}.")
+           for i, (field, method) in enumerate(FIELDS)}  # fmt: skip
+    out |= {f"gnn-{i}": (f"Graphs {i}", text) for i, text in enumerate(GNN)}
+    out[SOTA] = ("Graph attention", "Our graph neural networks reach the state of the art on molecular benchmarks.")
+    return out
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    return memory_app(tmp_path_factory.mktemp("cohesion"), papers(), embedder)
+
+
+def test_a_phrase_of_the_writing_is_less_cohesive_than_a_topic(app: Any) -> None:
+    lexicon = app.parts.lexicon
+    spread = lexicon.cohesion("state of the art")
+    assert spread is not None and spread < COHESIVE, spread
+    assert lexicon.cohesion("graph neural networks") is None  # (9 papers: too few to tell from chance)
+
+
+def test_state_of_the_art_in_a_topic_gates_on_the_topic_alone(app: Any) -> None:
+    question = "What is the state of the art in graph neural networks?"
+    gated = [f.alternatives for f in app.read(question).facets if not f.optional]
+    assert gated == [("graph neural networks",)], app.read(question).facets
+    cited = {c.paper_id for c in app.ask(question, mode="extractive", k=1000).citations}
+    assert cited == {SOTA, *(f"gnn-{i}" for i in range(len(GNN)))}, cited
+
+
+def test_a_store_error_while_measuring_leaves_the_phrase_unmeasured() -> None:
+    """The measure only weighs a facet: when the store cannot give the vectors (mid-write), the question is read
+    without it, and the next question measures again."""
+    from askpapers.rag.read.lexicon import CorpusLexicon
+    from askpapers.vectorstore.errors import StoreError
+    from tests.test_query import _index
+
+    index = _index(tuple(f"We reach the state of the art in task {i}." for i in range(40)))
+
+    class Failing:
+        calls = 0
+
+        def phrase_ids(self, phrases: list[str], filters: object = None) -> set[str]:
+            return index.phrase_ids(phrases)
+
+        def vectors(self, ids: object) -> dict[str, object]:
+            Failing.calls += 1
+            raise StoreError("the store is being written")
+
+    lexicon = CorpusLexicon(index, vectors=Failing())
+    assert lexicon.phrase_df("state of the art") == 40
+    assert lexicon.cohesion("state of the art") is None
+    assert lexicon.cohesion("state of the art") is None and Failing.calls == 2  # (not kept: measured again)

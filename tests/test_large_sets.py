@@ -23,6 +23,10 @@ EXTRA = {
     "tf-vision": ("Vision transformer pretraining", "A vision transformer learns from masked patches."),
     "tf-tabular": ("Data transformation pipelines", "A learned transformation of tabular features helps boosting."),
     "tf-coding": ("Transform coding of images", "We transform images with learned transforms before compression."),
+    # an acronym the papers define that stems to a word ("ATS": "at")
+    "ts-def": ("Auxiliary series", "We generate auxiliary time series (ATS) to augment time series forecasting."),
+    "ts-only": ("Augmented forecasts", "Forecasting models trained with ATS generalise to new sensors."),
+    "ts-at": ("Failure modes", "Language models fail at long contexts and at arithmetic."),
     # British and American spellings, compounds written as one word, hyphenated or apart (tests/test_spellings.py)
     **SPELLINGS,
 }
@@ -47,6 +51,7 @@ QUESTIONS = [
     "Which papers use Bayesian optimisation?",
     "Which papers use finetuning?",
     "Which papers use fine-tuning?",
+    "Which papers use time series?",
 ]
 
 

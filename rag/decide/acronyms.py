@@ -35,16 +35,21 @@ def short_acronym(acronym: str) -> str:
     return core if len(core) == 2 and core.isalpha() and core.isupper() else ""
 
 
-def worded_acronym(acronym: str) -> str:
-    """The acronym without a plural "s" ("NODEs" -> "NODE"), when in lower case it is an English word ("nodes",
-    "rag", "clip": :func:`~rag.read.lexicon.english_words`), or "" for any other spelling. Read in any case, it
-    would be that word: "neural ordinary differential equations (NODEs)" had made every paper on graph nodes meet
-    "neural ODEs"."""
+def acronym_core(acronym: str) -> str:
+    """An acronym (one word with two capitals or more) without a plural "s" ("NODEs" -> "NODE", "ATS" -> "ATS"),
+    or "" for any other spelling."""
     if not is_acronym(acronym):
         return ""
-    core = acronym[:-1] if acronym.endswith("s") else acronym
+    return acronym[:-1] if acronym.endswith("s") else acronym
+
+
+def worded_acronym(acronym: str) -> str:
+    """:func:`acronym_core`, when in lower case the acronym is an English word ("nodes", "rag", "clip":
+    :func:`~rag.read.lexicon.english_words`), or "" for any other spelling. Read in any case, it would be that
+    word: "neural ordinary differential equations (NODEs)" had made every paper on graph nodes meet "neural ODEs"."""
+    core = acronym_core(acronym)
     words = english_words()
-    return core if acronym.lower() in words or core.lower() in words else ""
+    return core if core and (acronym.lower() in words or core.lower() in words) else ""
 
 
 def short_acronyms(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:

@@ -9,7 +9,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import TypeVar
 
-from askpapers.rag.decide.acronyms import short_acronym, worded_acronym
+from askpapers.rag.decide.acronyms import acronym_core, short_acronym, worded_acronym
 from askpapers.rag.read.cues import RELATIONAL
 from askpapers.rag.settings import AnswerSettings
 from askpapers.vectorstore.text import (
@@ -183,14 +183,19 @@ def states(text: str, phrase: str, as_written: bool = False) -> bool:
 
     Stems find the places; :func:`vectorstore.text.same_term` checks the surface forms there, so "conformal
     prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
-    private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts. With
-    ``as_written`` (a spelling the papers define, not one the user typed), an acronym that is an English word in
-    lower case (:func:`~rag.decide.acronyms.worded_acronym`) counts only as written or in capitals.
+    private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts. An
+    acronym is the word itself, alone, in the plural or in a compound, never a word it stems to ("ATS", defined by
+    papers on time series, had met every paper with "at" in it): in any case when the user typed it ("Llama" for
+    "LLaMA"), but only as written or in capitals when it is an English word in lower case
+    (:func:`~rag.decide.acronyms.worded_acronym`: "CLIP", not "clip") or, with ``as_written``, when the papers
+    define it (the matcher's forms, not the spelling asked: "NODEs", not "nodes").
     """
     if len(phrase) <= 3 and (core := short_acronym(phrase)):  # two capitals ("RL"): as written ("rl", "kg": any)
         return _short_in(core, text)
-    if as_written and (core := worded_acronym(phrase)):  # "NODEs", or in capitals; never "nodes"
-        return _short_in(core, text) or _short_in(core.upper(), text)
+    if core := acronym_core(phrase.strip()):
+        if as_written or worded_acronym(phrase.strip()):
+            return _short_in(core, text) or _short_in(core.upper(), text)
+        return _acronym_pattern(core).search(text) is not None
     want = tokens(phrase)
     if not want:
         return False
@@ -216,6 +221,11 @@ def states(text: str, phrase: str, as_written: bool = False) -> bool:
 @lru_cache(maxsize=64)
 def _short_pattern(acronym: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){re.escape(acronym)}s?(?![A-Za-z0-9])")
+
+
+@lru_cache(maxsize=256)
+def _acronym_pattern(core: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(core)}s?(?![A-Za-z0-9])", re.IGNORECASE)
 
 
 def _short_in(acronym: str, text: str) -> bool:

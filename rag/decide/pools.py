@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import replace
 
-from askpapers.rag.decide.acronyms import definitions_of, long_forms, maybe_acronym, short_acronyms, spellings
+from askpapers.rag.decide.acronyms import (
+    acronym_core,
+    definitions_of,
+    long_forms,
+    maybe_acronym,
+    short_acronyms,
+    spellings,
+)
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
 from askpapers.rag.read.expand import headless
 from askpapers.rag.read.lexicon import zipf
@@ -188,6 +195,11 @@ class FacetPools:
         held = [[w for w in tokens(s) if w not in STOPWORDS and w not in RELATIONAL] for s in forms] if loose else []
         apart = self._apart(forms)
         same = self.same_terms({w for ws in [*words, *held] for w in ws} | set(joined) | {b for _, _, b in apart})
+        for form in forms:  # (an acronym is itself or its plural, never a word it stems to: "ats" is not "at")
+            if (core := acronym_core(form.strip()).lower()) and core in same:
+                same[core] = [v for v in same[core] if v in (core, core + "s")]
+            if core and core + "s" in same:
+                same[core + "s"] = [v for v in same[core + "s"] if v in (core, core + "s")]
         phrases = [[same[w] for w in ws] for ws in words if ws] + [[same[j]] for j in joined]
         # (a word written as two: the second in any form that keeps the whole the same term, "fine-tuned")
         phrases += [[[a], [v for v in same[b] if same_term(w, a + v)]] for w, a, b in apart]

@@ -218,7 +218,7 @@ def states(text: str, phrase: str, as_written: bool = False) -> bool:
     return False
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)  # (the two-letter acronyms, and every acronym the papers define, of recent questions)
 def _short_pattern(acronym: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z0-9]){re.escape(acronym)}s?(?![A-Za-z0-9])")
 

@@ -163,7 +163,7 @@ class FacetMatcher:
         sim, chunk = (hit.similarity, hit.text) if hit else (0.0, "")
         best: _FacetHit | None = None
         for group in facet.groups():
-            # (the forms the papers define, not the spelling asked: an acronym that is a word only as written)
+            # (the forms the papers define, not the spelling asked: an acronym among them only as written)
             phrase = any(states(text, v, as_written=v != s) for s in group for v in variants.get(s, [s]))
             cov = max(coverage(topic_units(s), p.abstract) for s in group)
             if not decide(phrase, sim, cov, self.rule):

@@ -491,6 +491,22 @@ def test_spellings_carry_acronyms_heads_and_word_families() -> None:
     assert not any("conformer" in s or "conformation" in s for s in p.facets[0].all_spellings())
 
 
+def test_a_modifier_left_without_its_generic_head_is_no_spelling() -> None:
+    """ "efficient algorithms" without its head is "efficient", an adjective, which names nothing: on ICML 2024 it had
+    matched 583 papers for "Which papers use efficient algorithms?" (39 state the phrase). A noun left alone still
+    is one ("jailbreak" of "jailbreak attacks"); the dictionary's word classes tell them apart, not a suffix."""
+    from askpapers.rag.read.expand import head_forms
+
+    docs = [
+        "Efficient algorithms for sorting.", "An efficient solver.", "Efficient training.",
+        "Jailbreak attacks on chat models.", "A jailbreak via role play.", "The jailbreak is universal.",
+    ]  # fmt: skip
+    lex = docs_lexicon([*DOCS, *docs])
+    assert head_forms(["efficient", "algorithms"], lex) == []
+    assert head_forms(["robust", "methods"], lex) == []
+    assert head_forms(["jailbreak", "attacks"], lex) == ["jailbreak"]
+
+
 def test_a_long_form_the_question_defines_stays_one_unit() -> None:
     p = read("Which papers use reinforcement learning from human feedback (RLHF)?")
     assert len(p.facets) == 1 and "RLHF" in p.facets[0].all_spellings()

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, WORK_HEADS, is_name
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.parse import Unit
+from askpapers.rag.read.topicality import nominal
 from askpapers.rag.types import Facet
 from askpapers.vectorstore.text import same_term, stems, tokens, written_form_words, written_forms
 
@@ -58,7 +59,9 @@ def head_forms(words: list[str], lexicon: Lexicon) -> list[str]:
         return [short] if coined else []
     full, alone = lexicon.phrase_df(" ".join(words)), lexicon.phrase_df(short)
     standalone = alone >= 1 and alone >= 2 * full
-    adjective = rest[-1].endswith(("al", "ive", "ous", "ic", "ar", "ed"))
+    # (a modifier left without its head names nothing: "efficient" of "efficient algorithms", which the dictionary
+    # knows only as an adjective, had matched 583 papers of ICML 2024)
+    adjective = rest[-1].endswith(("al", "ive", "ous", "ic", "ar", "ed")) or nominal(rest[-1]) == 0.0
     return [short] if coined or (standalone and not adjective) else []
 
 

@@ -192,10 +192,10 @@ def states(text: str, phrase: str, as_written: bool = False) -> bool:
     """
     if len(phrase) <= 3 and (core := short_acronym(phrase)):  # two capitals ("RL"): as written ("rl", "kg": any)
         return _short_in(core, text)
-    if core := acronym_core(phrase.strip()):
-        if as_written or worded_acronym(phrase.strip()):
+    if core := acronym_core(word := phrase.strip()):
+        if as_written or worded_acronym(word):
             return _short_in(core, text) or _short_in(core.upper(), text)
-        return _acronym_pattern(core).search(text) is not None
+        return _acronym_pattern(core, any_case=True).search(text) is not None
     want = tokens(phrase)
     if not want:
         return False
@@ -218,20 +218,16 @@ def states(text: str, phrase: str, as_written: bool = False) -> bool:
     return False
 
 
-@lru_cache(maxsize=256)  # (the two-letter acronyms, and every acronym the papers define, of recent questions)
-def _short_pattern(acronym: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(acronym)}s?(?![A-Za-z0-9])")
-
-
-@lru_cache(maxsize=256)
-def _acronym_pattern(core: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(core)}s?(?![A-Za-z0-9])", re.IGNORECASE)
+@lru_cache(maxsize=512)  # (the acronyms of recent questions, and those their papers define)
+def _acronym_pattern(core: str, any_case: bool = False) -> re.Pattern[str]:
+    """The acronym alone, in the plural or in a compound, as written (or in any case)."""
+    return re.compile(rf"(?<![A-Za-z0-9]){re.escape(core)}s?(?![A-Za-z0-9])", re.IGNORECASE if any_case else 0)
 
 
 def _short_in(acronym: str, text: str) -> bool:
     """Whether the text writes an acronym as given (a two-letter one: in capitals), alone, in the plural or in a
     compound ("RL", "RL-based", "NODEs")."""
-    return _short_pattern(acronym).search(text) is not None
+    return _acronym_pattern(acronym).search(text) is not None
 
 
 def _written_apart(words: tuple[str, ...], word: str) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 
 from askpapers.rag.read.cues import (
@@ -435,14 +435,8 @@ def _clustered(facet: Facet, lexicon: Lexicon) -> bool:
     (:meth:`~rag.read.lexicon.Lexicon.cohesion`): a topic of the corpus, however common in English ("planning"
     beside "language models" in ICML 2024: topicality 0.19, cohesion 0.11; the answer had been every paper on
     language models)."""
-    for alt in facet.alternatives:
-        words = [w for w in tokens(alt) if w not in STOPWORDS]
-        if len(words) != 1 or nominal(words[0]) < 1.0:
-            return False
-        cohesion = lexicon.cohesion(alt)
-        if cohesion is None or cohesion < CLUSTERED:
-            return False
-    return True
+    cohesions = _cohesions(facet, lexicon, lambda words: len(words) == 1 and nominal(words[0]) >= 1.0)
+    return cohesions is not None and all(c >= CLUSTERED for c in cohesions)
 
 
 def _scattered(facet: Facet, lexicon: Lexicon) -> float | None:
@@ -452,15 +446,22 @@ def _scattered(facet: Facet, lexicon: Lexicon) -> float | None:
     a broad topic's papers are spread too). On the conference dev pool the topics of the dev questions stated by 30
     papers or more are at 0.08 ("neural network") to 0.34, and "state-of-the-art" at 0.02; on ICML 2024, "state of
     the art" 0.006, "extensive experiments" 0.02, "real world" 0.02, against "language models" 0.11."""
-    best: float | None = None
+    cohesions = _cohesions(facet, lexicon, lambda words: len(words) >= 2)
+    return max(cohesions) if cohesions and max(cohesions) < COHESIVE else None
+
+
+def _cohesions(facet: Facet, lexicon: Lexicon, fits: Callable[[list[str]], bool]) -> list[float] | None:
+    """The cohesion of each alternative of the facet, when every one's content words ``fits`` and every one is
+    measured; None otherwise (looked at in order, and no further than the first that does not)."""
+    out = []
     for alt in facet.alternatives:
-        if len([w for w in tokens(alt) if w not in STOPWORDS]) < 2:
+        if not fits([w for w in tokens(alt) if w not in STOPWORDS]):
             return None
         cohesion = lexicon.cohesion(alt)
         if cohesion is None:
             return None
-        best = cohesion if best is None else max(best, cohesion)
-    return best if best is not None and best < COHESIVE else None
+        out.append(cohesion)
+    return out
 
 
 GOES_WITH = 3.0  # a unit stated with the question's main topic this many times more often than chance is a topic

@@ -104,6 +104,15 @@ def zipf(word: str) -> float:
     return float(fn(word, "en"))  # type: ignore[operator]
 
 
+@lru_cache(maxsize=8192)
+def word_classes(word: str) -> frozenset[str]:
+    """The word classes (UPOS tags) the dictionary of English word forms (``lemminflect``, bundled data) knows a
+    (lower-case) word in; empty when it does not know it."""
+    from lemminflect import getAllLemmas
+
+    return frozenset(getAllLemmas(word))
+
+
 @lru_cache(maxsize=1)
 def english_words() -> frozenset[str]:
     """Whole English words of the embedder's WordPiece vocabulary (about 21,000): the planner's dictionary."""

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from askpapers.rag.read.lexicon import Lexicon, zipf
+from askpapers.rag.read.lexicon import Lexicon, word_classes, zipf
 from askpapers.rag.retrieve.forest import Forest
 from askpapers.vectorstore.text import STOPWORDS
 
@@ -81,19 +81,11 @@ def _is_name(word: str) -> bool:
     return any(c.isdigit() for c in word) or sum(c.isupper() for c in word) >= 2
 
 
-@lru_cache(maxsize=8192)
-def _word_classes(word: str) -> frozenset[str]:
-    """The word classes (UPOS tags) the dictionary knows a (lower-case) word in; empty when it does not know it."""
-    from lemminflect import getAllLemmas
-
-    return frozenset(getAllLemmas(word))
-
-
 def nominal(word: str) -> float:
     """Whether a (lower-case) word can head a noun phrase: 1 when the dictionary knows it as a noun or does not
     know it (jargon, names), 0.5 for the "-ing" form of a verb (a gerund names an activity: "unlearning"), 0 when it
     knows it only as a verb, an adjective or an adverb ("improve", "worked", "recent")."""
-    classes = _word_classes(word)
+    classes = word_classes(word)
     if not classes or "NOUN" in classes or "PROPN" in classes:
         return 1.0
     return 0.5 if word.endswith("ing") else 0.0
@@ -102,7 +94,7 @@ def nominal(word: str) -> float:
 def verbal(word: str) -> bool:
     """Whether the dictionary knows a (lower-case) word only as a verb or an adverb ("worked", "improve", "asap"; not
     an adjective: "sudden death", "ventricular arrhythmias" are terms)."""
-    classes = _word_classes(word)
+    classes = word_classes(word)
     return bool(classes) and classes <= {"VERB", "ADV"}
 
 

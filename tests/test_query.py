@@ -1250,7 +1250,7 @@ def _weighed(monkeypatch: pytest.MonkeyPatch, question: str, lex: CorpusLexicon,
     order the reader lists the facets), so these tests check the reading rules, not the model."""
     from askpapers.rag.read import resolve
 
-    monkeypatch.setattr(resolve, "_facet_weights", lambda facets, lexicon: list(weights[: len(facets)]))
+    monkeypatch.setattr(resolve, "_facet_weights", lambda facets, lexicon, verbs=(): list(weights[: len(facets)]))
     return plan(question, lex).facets
 
 

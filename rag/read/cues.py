@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askpapers.rag.read.lexicon import Lexicon, english_words, zipf
+from askpapers.rag.read.lexicon import Lexicon, english_words, word_classes, zipf
 from askpapers.rag.types import Intent
 from askpapers.vectorstore.text import STOPWORDS
 from askpapers.vectorstore.types import Filters
@@ -319,6 +319,12 @@ ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once p
 def topic_word(t: Tok | None) -> bool:
     """A word that may be part of a topic: a word, neither a request word nor a stop-word."""
     return t is not None and t.word and t.low not in REQUEST_WORDS and t.low not in STOPWORDS
+
+
+def verb_form(word: str) -> bool:
+    """Whether the dictionary knows a (lower-case) word as a form of a verb ("exploit", "harnesses", "analyzed"),
+    whatever else it knows it as (:func:`~rag.read.lexicon.word_classes`)."""
+    return "VERB" in word_classes(word)
 
 
 def adverb(word: str) -> bool:

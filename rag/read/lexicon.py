@@ -77,9 +77,10 @@ class Lexicon(Protocol):
     def venues(self) -> list[str]:
         """The venues of the corpus's papers."""
 
-    def cohesion(self, phrase: str) -> float | None:
+    def cohesion(self, phrase: str, least: int | None = None) -> float | None:
         """How much closer to one another the papers stating the phrase are than as many papers drawn at random
-        (None when it cannot be told)."""
+        (None when it cannot be told; with ``least``, when fewer papers than that state it in any form of its
+        words)."""
 
 
 class PhraseVectors(Protocol):
@@ -263,31 +264,33 @@ class CorpusLexicon:
             self._venues = self.index.venues()
         return self._venues
 
-    def cohesion(self, phrase: str) -> float | None:
+    def cohesion(self, phrase: str, least: int | None = None) -> float | None:
         """How much closer to one another the papers stating ``phrase`` are than as many papers drawn at random:
         the squared length of the mean of their (unit) paper vectors, less what a random draw of as many gives on
         average (``|m|² + (1 - |m|²) / n``, ``m`` the corpus's mean vector). The papers on a topic are close to one
         another ("language models" 0.11 in ICML 2024, "neural networks" 0.08); those stating a phrase of the
         writing are spread over every topic ("state of the art" 0.006, "extensive experiments" 0.02). Read over at
         most :data:`COHESION_SAMPLE` of them; None when fewer than :data:`COHESION_PAPERS` state it (too few to tell
-        from chance) or the index has no vectors."""
+        from chance) or the index has no vectors. With ``least``, the floor is that many papers stating it in any
+        form of its words (a verb alone is measured over its family: "prune" over the papers on pruning too)."""
         self._fresh()
         key = " ".join(phrase.lower().split())
-        got = self._cohesion.get(key)
+        kept = key if least is None else f"{least}\0{key}"
+        got = self._cohesion.get(kept)
         if got is None:
             try:
-                got = (self._measure(key),)
+                got = (self._measure(key, least),)
             except StoreError as e:  # (a measure that only weighs: the question is read without it, not failed)
                 log.warning("askpapers: the cohesion of %r could not be read: %s", phrase, e)
                 return None
-            self._cohesion.put(key, got)
+            self._cohesion.put(kept, got)
         return got[0]
 
-    def _measure(self, phrase: str) -> float | None:
-        if self.vectors is None or self.phrase_df(phrase) < COHESION_PAPERS:
+    def _measure(self, phrase: str, least: int | None) -> float | None:
+        if self.vectors is None or (least is None and self.phrase_df(phrase) < COHESION_PAPERS):
             return None
         ids = sorted(self.vectors.phrase_ids([phrase]))
-        if len(ids) < COHESION_PAPERS:
+        if len(ids) < (COHESION_PAPERS if least is None else least):
             return None
         ids = ids[:: max(1, len(ids) // COHESION_SAMPLE)][:COHESION_SAMPLE]
         mean = self._corpus_mean()

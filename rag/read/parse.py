@@ -35,6 +35,7 @@ from askpapers.rag.read.cues import (
     adverb,
     is_name,
     topic_word,
+    verb_form,
 )
 from askpapers.vectorstore.text import STOPWORDS
 
@@ -53,6 +54,7 @@ class Unit:
     shown: list[str]
     alias: str = ""  # an acronym the question defines for it …
     long: int = 0  # … for its first ``long`` words (the rest, such as "models", follow the acronym)
+    verb: bool = False  # its first word is the verb of the clause whose subject is the papers asked for (_clause_verb)
 
 
 Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "any" (see grouped), "link:WORD"
@@ -121,6 +123,25 @@ def _predicate(toks: list[Tok], i: int) -> bool:
     while j >= 0 and not toks[j].word:  # (only the marks right before it: linear over a question)
         j -= 1
     return j >= 0 and (toks[j].low in REQUEST_NOUNS or toks[j].low in RELATIVES)
+
+
+def _clause_verb(toks: list[Tok], i: int) -> bool:
+    """Whether the word at ``i`` is the verb of a clause whose subject is the papers asked for, and can be one (the
+    dictionary knows it as a verb: :func:`~.cues.verb_form`): after a relative that follows a request noun
+    ("papers that *harness* X"), or after "which" or "what" and a request noun ("Which papers *exploit* X?", "which
+    of the papers *incorporate* X"). Whether it is part of the topic after it is the corpus's to tell
+    (:func:`.resolve.lead_apart`)."""
+    if not _predicate(toks, i) or not verb_form(toks[i].low):
+        return False
+    j = i - 1
+    while j >= 0 and not toks[j].word:
+        j -= 1
+    if toks[j].low in RELATIVES:
+        return j >= 1 and toks[j - 1].low in REQUEST_NOUNS
+    j -= 1
+    while j >= 0 and toks[j].low in ("the", "of"):  # "which of the papers"
+        j -= 1
+    return j >= 0 and toks[j].low in ("which", "what")
 
 
 def _opens_clause(toks: list[Tok], i: int) -> bool:
@@ -231,7 +252,7 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
                 out.append(f"link:{low}" if article else "any" if anything else "gap")
         else:
             if cur is None:
-                cur = Unit([], [])
+                cur = Unit([], [], verb=_clause_verb(toks, i))  # (the corpus tells whether it is of the topic)
             cur.words.append(low)
             cur.shown.append(t.text)
         i += 1

@@ -29,7 +29,7 @@ from askpapers.rag.read.cues import (
 from askpapers.rag.read.expand import build, head_forms
 from askpapers.rag.read.lexicon import Lexicon, english_words
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
-from askpapers.rag.read.topicality import TOPICAL, nominal, topicality
+from askpapers.rag.read.topicality import TOPICAL, nominal, topicality, verbal
 from askpapers.rag.types import Facet
 from askpapers.vectorstore.text import STOPWORDS, tokens
 
@@ -59,7 +59,8 @@ def resolve(
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
     led: list[set[int]] = []  # the facets of each phrase led by a term ("LLM reasoning")
-    for group in [d for g in groups for d in _distribute(g, lexicon)]:
+    verbs: set[int] = set()  # the facets led by the verb of the request's clause ("which papers *exploit* X")
+    for group in [d for g in groups for v in lead_apart(g, lexicon, request, shouted) for d in _distribute(v, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
             led.append(set(range(len(facets), len(facets) + len(named))))
             facets += [build(g, lexicon) for g in named]
@@ -70,6 +71,8 @@ def resolve(
             cut_from.append(set(range(len(facets), len(facets) + len(parts))))
             facets += parts
         else:
+            if len(group) == 1 and group[0].verb:
+                verbs.add(len(facets))
             facets.append(build(group, lexicon))
     # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks
     facets = [replace(f, optional=True) if _generic(f, lexicon) and len(facets) > 1 else f for f in facets]
@@ -78,7 +81,7 @@ def resolve(
         facets[rarest] = replace(facets[rarest], optional=False)
     if weigh:
         slotted = {i for i, f in enumerate(facets) if slot and any(slot in a.lower().split() for a in f.alternatives)}
-        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted)
+        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, verbs)
     return facets
 
 
@@ -205,6 +208,42 @@ def _distribute(group: list[Unit], lexicon: Lexicon) -> list[list[Unit]]:
     return [[*out, last]]
 
 
+def _verb_led(unit: Unit, lexicon: Lexicon) -> bool:
+    """Whether a unit starts with the verb of the request's clause (:func:`.parse._clause_verb`), a verb whose
+    papers are spread over every topic (:func:`_spread`: "exploit", "harness"; not "prune" or "transfer"), and goes
+    on to a topic that the corpus does not state with the verb as a phrase, in :data:`MIN_TERM_PAPERS` papers or
+    more, and whose papers are not spread as well: "Which papers *exploit* quantization?" had read as the phrase
+    "exploit quantization", which one paper of the conference pool states."""
+    if not unit.verb or unit.alias or len(unit.words) < 2:
+        return False
+    if lexicon.phrase_df(" ".join(unit.words)) >= MIN_TERM_PAPERS or _spread(unit.words[0], lexicon) is None:
+        return False
+    # (an object whose papers are spread too is of the request with it: "Which papers *make progress* on X?")
+    cohesion = lexicon.cohesion(" ".join(unit.words[1:]))
+    return cohesion is None or cohesion >= COHESIVE
+
+
+def lead_apart(group: list[Unit], lexicon: Lexicon, request: bool = False, shouted: bool = False) -> list[list[Unit]]:
+    """A group whose first unit starts with a word that is no part of the topic after it, as a group of that word
+    and the group with the rest: the verb of the request (:func:`_verb_led`), or, before alternatives, a word the
+    dictionary knows only as a verb or an adverb (:func:`~.topicality.verbal`: no modifier, as "efficient" of
+    "efficient fine-tuning like LoRA" is) that no paper states with the first (:func:`_split_unattested` cuts it).
+    "Which papers analyze backdoor attacks or defenses?" and "Which works are centered around backdoor attacks or
+    defenses?" had read as "analyze backdoor attacks" or "analyze backdoor defenses" (and "around …"), which no
+    paper states. (A unit alone, with no verb before it, is cut into the facets of a phrase cut apart:
+    :func:`resolve`.)"""
+    first = group[0]
+    if _verb_led(first, lexicon):
+        verb, rest = Unit(first.words[:1], first.shown[:1], verb=True), Unit(first.words[1:], first.shown[1:])
+        return [[verb], [rest, *group[1:]]]
+    if len(group) < 2 or not verbal(first.words[0]) or _led_by_term(group, lexicon, shouted) is not None:
+        return [group]
+    parts = _split_unattested(first, lexicon, request)
+    if len(parts) < 2:
+        return [group]
+    return [*([p] for p in parts[:-1]), [parts[-1], *group[1:]]]
+
+
 def _split_unattested(unit: Unit, lexicon: Lexicon, request: bool = False) -> list[Unit]:
     """A unit the corpus never states (in any of its spellings), cut into the longest phrases it does state (one
     with an acronym the question defines, only in a request: :func:`_cut_after_alias`)."""
@@ -310,18 +349,19 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
 
 def _weigh(
     facets: list[Facet], lexicon: Lexicon, phrases: Sequence[Set[int]] | None = None, cut_from: Sequence[Set[int]] = (),
-    slotted: Set[int] = frozenset(),
+    slotted: Set[int] = frozenset(), verbs: Set[int] = frozenset(),
 ) -> list[Facet]:  # fmt: skip
-    """Each facet with its topicality; a facet that is not topical only ranks (the most topical one always gates,
-    an optional one stays optional but for the topical head of a phrase cut apart in a request, and the parts of
-    one phrase typed as a whole (``cut_from``) stay as read when one of them is topical and :func:`_keeps_part`
-    keeps the other: "weather" of "weather forecasting" is a topic word, however common in English, while both
-    parts of "much appreciated" only rank). A unit of its own that no paper states only ranks too. In a request
-    (``phrases``: the facets of each phrase typed as a whole), of two units typed apart that the corpus states but
-    never in one paper (:func:`_never_with`), one is a phrase of the request, and only ranks (:func:`_apart`)."""
+    """Each facet with its topicality (``verbs``: see :func:`_facet_weights`); a facet that is not topical only
+    ranks (the most topical one always gates, an optional one stays optional but for the topical head of a phrase
+    cut apart in a request, and the parts of one phrase typed as a whole (``cut_from``) stay as read when one of them
+    is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic word, however
+    common in English, while both parts of "much appreciated" only rank). A unit of its own that no paper states only
+    ranks too. In a request (``phrases``: the facets of each phrase typed as a whole), of two units typed apart that
+    the corpus states but never in one paper (:func:`_never_with`), one is a phrase of the request, and only ranks
+    (:func:`_apart`)."""
     if not facets:
         return facets
-    weights = _facet_weights(facets, lexicon)
+    weights = _facet_weights(facets, lexicon, verbs)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
             if _keeps_part(i, group, facets, weights, lexicon, request=phrases is not None)}  # fmt: skip
     stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
@@ -405,12 +445,14 @@ def _keeps_part(
     )
 
 
-def _facet_weights(facets: list[Facet], lexicon: Lexicon) -> list[float]:
+def _facet_weights(facets: list[Facet], lexicon: Lexicon, verbs: Set[int] = frozenset()) -> list[float]:
     """Each facet's topicality: that of its most topical alternative, each read in the question in place of the
     first ("the safety or alignment of language models": "alignment" is a topic of this corpus, so the facet is,
     however common "safety" is in English). The user offered every alternative as the topic. A phrase of the
     writing, whose papers are spread over every topic (:func:`_scattered`), weighs less than a topic, the less the
-    more spread: "state of the art" only ranks, however many papers state it."""
+    more spread: "state of the art" only ranks, however many papers state it. So does the verb of the request's
+    clause (``verbs``: "Which papers *exploit* X?") whose papers are spread (:func:`_spread`): "prune"
+    is a topic, "exploit" and "harness" are words of the request."""
     firsts = [f.alternatives[0] for f in facets]
     weights = topicality(firsts, lexicon)
     for i, f in enumerate(facets):
@@ -418,7 +460,11 @@ def _facet_weights(facets: list[Facet], lexicon: Lexicon) -> list[float]:
             weights[i] = max(weights[i], topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i])
         if len(facets) < 2:  # (a lone facet gates anyway)
             continue
-        if (cohesion := _scattered(f, lexicon)) is not None:
+        if i in verbs:
+            cohesion = _spread(f.alternatives[0], lexicon) if len(f.alternatives) == 1 else None
+        else:
+            cohesion = _scattered(f, lexicon)
+        if cohesion is not None:
             weights[i] = min(weights[i], TOPICAL * max(cohesion, 0.0) / COHESIVE)
         elif _clustered(f, lexicon):
             weights[i] = max(weights[i], TOPICAL)
@@ -448,6 +494,20 @@ def _scattered(facet: Facet, lexicon: Lexicon) -> float | None:
     the art" 0.006, "extensive experiments" 0.02, "real world" 0.02, against "language models" 0.11."""
     cohesions = _cohesions(facet, lexicon, lambda words: len(words) >= 2)
     return max(cohesions) if cohesions and max(cohesions) < COHESIVE else None
+
+
+VERB_PAPERS = 20  # the cohesion of a verb fewer papers use in any of its forms is not measured
+
+
+def _spread(verb: str, lexicon: Lexicon) -> float | None:
+    """The cohesion of a verb, or of a verb and its object as typed (over the papers using any form of its words,
+    at least :data:`VERB_PAPERS`), when below :data:`COHESIVE`; None otherwise. On the conference dev pool,
+    "exploit" -0.005, "harness" -0.003, "incorporate" 0.023, "leverage" 0.020, "analyze" -0.029, "take advantage"
+    0.010, against "prune" 0.104, "distill" 0.060, "edit" 0.061, "compress" 0.075, "transfer" 0.148, "jailbreak"
+    0.240. (A word of the request that the dictionary also knows as a noun, such as "exploit", the topicality model
+    weighs as a noun: 0.94 beside "information bottleneck".)"""
+    cohesion = lexicon.cohesion(verb, least=VERB_PAPERS)
+    return cohesion if cohesion is not None and cohesion < COHESIVE else None
 
 
 def _cohesions(facet: Facet, lexicon: Lexicon, fits: Callable[[list[str]], bool]) -> list[float] | None:

@@ -95,16 +95,17 @@ def test_a_verb_and_its_object_spread_over_every_topic_only_rank(app: Any, fores
     "question",
     [
         "which of the papers exploit graph neural networks",
+        "Which ones exploit graph neural networks?",
         "Are there papers that exploit graph neural networks?",
         "Find me works which exploit graph neural networks.",
     ],
 )
 def test_the_clause_verb_is_a_facet_of_its_own(app: Any, question: str) -> None:
-    """After "which" and a request noun, or a relative after one, the verb is cut from the topic after it, which
-    one paper states with it."""
+    """After "which" and a request noun or "ones", or a relative after a request noun, the verb is cut from the
+    topic after it, which one paper states with it, and only ranks."""
     assert 0 < app.parts.lexicon.phrase_df("exploit graph neural networks") < MIN_TERM_PAPERS
-    units = [f.alternatives for f in app.read(question).facets]
-    assert units == [("exploit",), ("graph neural networks",)], units
+    read = [(f.alternatives, f.optional) for f in app.read(question).facets]
+    assert read == [(("exploit",), True), (("graph neural networks",), False)], read
 
 
 def test_a_verb_and_object_the_corpus_states_as_a_phrase_stay_one() -> None:

@@ -128,20 +128,26 @@ def _predicate(toks: list[Tok], i: int) -> bool:
 def _clause_verb(toks: list[Tok], i: int) -> bool:
     """Whether the word at ``i`` is the verb of a clause whose subject is the papers asked for, and can be one (the
     dictionary knows it as a verb: :func:`~.cues.verb_form`): after a relative that follows a request noun
-    ("papers that *harness* X"), or after "which" or "what" and a request noun ("Which papers *exploit* X?", "which
-    of the papers *incorporate* X"). Whether it is part of the topic after it is the corpus's to tell
-    (:func:`.resolve.lead_apart`)."""
-    if not _predicate(toks, i) or not verb_form(toks[i].low):
-        return False
+    ("papers that *harness* X"), or after "which" or "what" and a request noun or "ones" ("Which papers *exploit*
+    X?", "which of the papers *incorporate* X", "which ones *deploy* X"). Whether it is part of the topic after it
+    is the corpus's to tell (:func:`.resolve.lead_apart`)."""
     j = i - 1
     while j >= 0 and not toks[j].word:
         j -= 1
-    if toks[j].low in RELATIVES:
-        return j >= 1 and toks[j - 1].low in REQUEST_NOUNS
-    j -= 1
-    while j >= 0 and toks[j].low in ("the", "of"):  # "which of the papers"
+    if j < 1:
+        return False
+    if toks[j].low == "ones":  # ("which ones *exploit* X?": the papers, as the question puts them)
+        subject = toks[j - 1].low in ("which", "what")
+    elif not _predicate(toks, i):
+        return False
+    elif toks[j].low in RELATIVES:
+        subject = toks[j - 1].low in REQUEST_NOUNS
+    else:
         j -= 1
-    return j >= 0 and toks[j].low in ("which", "what")
+        while j >= 0 and toks[j].low in ("the", "of"):  # "which of the papers"
+            j -= 1
+        subject = j >= 0 and toks[j].low in ("which", "what")
+    return subject and verb_form(toks[i].low)
 
 
 def _opens_clause(toks: list[Tok], i: int) -> bool:

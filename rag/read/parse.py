@@ -130,7 +130,7 @@ def _clause_verb(toks: list[Tok], i: int) -> bool:
     dictionary knows it as a verb: :func:`~.cues.verb_form`): after a relative that follows a request noun
     ("papers that *harness* X"), or after "which" or "what" and a request noun or "ones" ("Which papers *exploit*
     X?", "which of the papers *incorporate* X", "which ones *deploy* X"). Whether it is part of the topic after it
-    is the corpus's to tell (:func:`.resolve.lead_apart`)."""
+    is the corpus's to tell (:func:`.resolve._lead_apart`)."""
     j = i - 1
     while j >= 0 and not toks[j].word:
         j -= 1

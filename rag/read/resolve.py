@@ -60,7 +60,8 @@ def resolve(
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
     led: list[set[int]] = []  # the facets of each phrase led by a term ("LLM reasoning")
     verbs: set[int] = set()  # the facets led by the verb of the request's clause ("which papers *exploit* X")
-    for group in [d for g in groups for v in lead_apart(g, lexicon, request, shouted) for d in _distribute(v, lexicon)]:
+    leads = [v for g in groups for v in _lead_apart(g, lexicon, request, shouted)]
+    for group in [d for g in leads for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
             led.append(set(range(len(facets), len(facets) + len(named))))
             facets += [build(g, lexicon) for g in named]
@@ -223,7 +224,7 @@ def _verb_led(unit: Unit, lexicon: Lexicon) -> bool:
     return cohesion is None or cohesion >= COHESIVE
 
 
-def lead_apart(group: list[Unit], lexicon: Lexicon, request: bool = False, shouted: bool = False) -> list[list[Unit]]:
+def _lead_apart(group: list[Unit], lexicon: Lexicon, request: bool = False, shouted: bool = False) -> list[list[Unit]]:
     """A group whose first unit starts with a word that is no part of the topic after it, as a group of that word
     and the group with the rest: the verb of the request (:func:`_verb_led`), or, before alternatives, a word the
     dictionary knows only as a verb or an adverb (:func:`~.topicality.verbal`: no modifier, as "efficient" of

@@ -32,16 +32,23 @@ PRUNING = [
 ONE = "exploit-gnn"  # the one paper that states "exploit graph neural networks"
 # stated by 25 papers: fewer than a phrase needs to be measured (COHESION_PAPERS), enough for a verb (VERB_PAPERS)
 ADVANTAGE = " We take advantage of its speed."
+APPLICATIONS = " Its applications range from industry to science."
+USES = "gnn-uses"  # the one paper on graph neural networks that states "applications"
 FAST = "advantage-gnn"  # the one paper on graph neural networks that states "take advantage"
 
 
 def papers() -> dict[str, tuple[str, str]]:
     """Papers on many fields, each exploiting something ("exploit" is in papers on anything), papers on graph neural
     networks (one of them exploits them), and papers on pruning (one prunes graph neural networks)."""
-    out = {f"field-{i}": (field.capitalize(), f"We exploit {method} for {field}." + ADVANTAGE * (i < 24))
-           for i, (field, method) in enumerate(FIELDS)}  # fmt: skip
+    out = {f"field-{i}": (field.capitalize(), f"We exploit {method} for {field}." + ADVANTAGE * (i < 24)
+                          + APPLICATIONS * (i >= 14)) for i, (field, method) in enumerate(FIELDS)}  # fmt: skip
+    # (papers that say none of these words: "applications", in 23 papers, is then in fewer than a quarter of them,
+    # which would make it a word too common to narrow anything, resolve.GENERIC_SHARE)
+    out |= {f"fill-{i}": (f"Note {i}", f"We measure {method} in {field} once more.")
+            for i, (field, method) in enumerate(FIELDS[:30])}  # fmt: skip
     out |= {f"gnn-{i}": (f"Graphs {i}", text) for i, text in enumerate(GNN)}
     out[ONE] = ("Exploiting graphs", "We exploit graph neural networks to route packets in a network.")
+    out[USES] = ("Graph uses", "We survey applications of graph neural networks and their variants to chemistry.")
     out[FAST] = ("Fast graphs", "We take advantage of graph neural networks to speed up fluid simulations.")
     out |= {f"prune-{i}": (f"Pruning {i}", PRUNING[i % 5] + f" Variant {i}.") for i in range(24)}
     out["prune-gnn"] = ("Sparse graphs", "We prune graph neural networks by removing edges the task never uses.")
@@ -67,7 +74,7 @@ def test_a_verb_whose_papers_are_spread_only_ranks(app: Any, forest_weighs_verbs
     read = [(f.alternatives, f.optional) for f in app.read(question).facets]
     assert read == [(("exploit",), True), (("graph neural networks",), False)], read
     cited = {c.paper_id for c in app.ask(question, mode="extractive", k=1000).citations}
-    assert cited == {ONE, FAST, "prune-gnn", *(f"gnn-{i}" for i in range(len(GNN)))}, cited
+    assert cited == {ONE, FAST, USES, "prune-gnn", *(f"gnn-{i}" for i in range(len(GNN)))}, cited
     spread = app.parts.lexicon.cohesion("exploit", least=VERB_PAPERS)
     assert spread is not None and spread < COHESIVE, spread
 
@@ -153,3 +160,26 @@ def test_a_word_no_paper_states_with_alternatives_is_cut_from_them(app: Any, que
     assert held == [("graph neural networks", "pruning")], facets_
     cited = {c.paper_id for c in app.ask(question, mode="extractive", k=1000).citations}
     assert {"prune-gnn", ONE, "prune-0"} <= cited, cited
+
+
+def test_a_plural_noun_of_the_topic_whose_papers_are_spread_only_ranks(
+    app: Any, forest_weighs_verbs_as_topics: None
+) -> None:
+    """ "applications of X": a plural noun that a link "of" or "to" joins to the topic names a relation to it when
+    its papers are spread over every topic; it only ranks. Over the conference dev topics "What are the
+    applications of X?" scored a mean F1 of 0.33, "any alternatives to X?" 0.52, against 0.82."""
+    question = "What are the applications of graph neural networks?"
+    read = [(f.alternatives, f.optional) for f in app.read(question).facets]
+    assert read == [(("applications",), True), (("graph neural networks",), False)], read
+    cited = {c.paper_id for c in app.ask(question, mode="extractive", k=1000).citations}
+    assert {USES, ONE, *(f"gnn-{i}" for i in range(len(GNN)))} <= cited, cited
+
+
+def test_a_plural_noun_of_the_topic_whose_papers_cluster_is_a_topic(
+    app: Any, forest_weighs_verbs_as_topics: None
+) -> None:
+    """Only the papers on pruning say "variant" here: "variants of graph neural networks" asks for variants."""
+    read = [
+        (f.alternatives, f.optional) for f in app.read("Which papers study variants of graph neural networks?").facets
+    ]
+    assert read == [(("variants",), False), (("graph neural networks",), False)], read

@@ -114,6 +114,15 @@ def word_classes(word: str) -> frozenset[str]:
     return frozenset(getAllLemmas(word))
 
 
+def plural_noun(word: str) -> bool:
+    """Whether the dictionary knows a (lower-case) word as the plural of a noun ("applications", "variants"; not
+    "bias", "robustness" or "series")."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word).get("NOUN")
+    return bool(lemmas) and word not in lemmas
+
+
 @lru_cache(maxsize=1)
 def english_words() -> frozenset[str]:
     """Whole English words of the embedder's WordPiece vocabulary (about 21,000): the planner's dictionary."""

@@ -27,7 +27,7 @@ from askpapers.rag.read.cues import (
     is_acronym,
 )
 from askpapers.rag.read.expand import build, head_forms
-from askpapers.rag.read.lexicon import Lexicon, english_words
+from askpapers.rag.read.lexicon import Lexicon, english_words, plural_noun
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
 from askpapers.rag.read.topicality import TOPICAL, nominal, topicality, verbal
 from askpapers.rag.types import Facet
@@ -59,7 +59,9 @@ def resolve(
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
     led: list[set[int]] = []  # the facets of each phrase led by a term ("LLM reasoning")
-    verbs: set[int] = set()  # the facets led by the verb of the request's clause ("which papers *exploit* X")
+    # the facets that may be words of the request, told by where their papers are (_spread): the verb of the request's
+    # clause ("which papers *exploit* X"), a plural noun of a relation to the topic ("*applications* of X")
+    asking: set[int] = set()
     leads = [v for g in groups for v in _lead_apart(g, lexicon, request, shouted)]
     for group in [d for g in leads for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
@@ -72,8 +74,8 @@ def resolve(
             cut_from.append(set(range(len(facets), len(facets) + len(parts))))
             facets += parts
         else:
-            if len(group) == 1 and group[0].verb:
-                verbs.add(len(facets))
+            if len(group) == 1 and (group[0].verb or _relation_noun(group[0])):
+                asking.add(len(facets))
             facets.append(build(group, lexicon))
     # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks
     facets = [replace(f, optional=True) if _generic(f, lexicon) and len(facets) > 1 else f for f in facets]
@@ -82,7 +84,7 @@ def resolve(
         facets[rarest] = replace(facets[rarest], optional=False)
     if weigh:
         slotted = {i for i, f in enumerate(facets) if slot and any(slot in a.lower().split() for a in f.alternatives)}
-        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, verbs)
+        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, asking)
     return facets
 
 
@@ -176,6 +178,7 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
                 out[-1] = Unit([*item.words, *left.words], [*item.shown, *left.shown])
                 continue
         if links and out and isinstance(out[-1], Unit):
+            out[-1].relation = isinstance(item, Unit) and links[0] in ("of", "to")
             out.append("and")
         if item == "gap":
             item = "and" if out and isinstance(out[-1], Unit) else ""
@@ -350,9 +353,9 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
 
 def _weigh(
     facets: list[Facet], lexicon: Lexicon, phrases: Sequence[Set[int]] | None = None, cut_from: Sequence[Set[int]] = (),
-    slotted: Set[int] = frozenset(), verbs: Set[int] = frozenset(),
+    slotted: Set[int] = frozenset(), asking: Set[int] = frozenset(),
 ) -> list[Facet]:  # fmt: skip
-    """Each facet with its topicality (``verbs``: see :func:`_facet_weights`); a facet that is not topical only
+    """Each facet with its topicality (``asking``: see :func:`_facet_weights`); a facet that is not topical only
     ranks (the most topical one always gates, an optional one stays optional but for the topical head of a phrase
     cut apart in a request, and the parts of one phrase typed as a whole (``cut_from``) stay as read when one of them
     is topical and :func:`_keeps_part` keeps the other: "weather" of "weather forecasting" is a topic word, however
@@ -362,7 +365,7 @@ def _weigh(
     (:func:`_apart`)."""
     if not facets:
         return facets
-    weights = _facet_weights(facets, lexicon, verbs)
+    weights = _facet_weights(facets, lexicon, asking)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
             if _keeps_part(i, group, facets, weights, lexicon, request=phrases is not None)}  # fmt: skip
     stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
@@ -446,14 +449,15 @@ def _keeps_part(
     )
 
 
-def _facet_weights(facets: list[Facet], lexicon: Lexicon, verbs: Set[int] = frozenset()) -> list[float]:
+def _facet_weights(facets: list[Facet], lexicon: Lexicon, asking: Set[int] = frozenset()) -> list[float]:
     """Each facet's topicality: that of its most topical alternative, each read in the question in place of the
     first ("the safety or alignment of language models": "alignment" is a topic of this corpus, so the facet is,
     however common "safety" is in English). The user offered every alternative as the topic. A phrase of the
     writing, whose papers are spread over every topic (:func:`_scattered`), weighs less than a topic, the less the
-    more spread: "state of the art" only ranks, however many papers state it. So does the verb of the request's
-    clause (``verbs``: "Which papers *exploit* X?") whose papers are spread (:func:`_spread`): "prune"
-    is a topic, "exploit" and "harness" are words of the request."""
+    more spread: "state of the art" only ranks, however many papers state it. So does a facet that may be a word of
+    the request (``asking``: the verb of the request's clause, "Which papers *exploit* X?", or a plural noun of a
+    relation to the topic, "*applications* of X") whose papers are spread (:func:`_spread`): "prune" and "attacks"
+    are topics, "exploit", "harness" and "applications" words of the request."""
     firsts = [f.alternatives[0] for f in facets]
     weights = topicality(firsts, lexicon)
     for i, f in enumerate(facets):
@@ -461,7 +465,7 @@ def _facet_weights(facets: list[Facet], lexicon: Lexicon, verbs: Set[int] = froz
             weights[i] = max(weights[i], topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i])
         if len(facets) < 2:  # (a lone facet gates anyway)
             continue
-        if i in verbs:
+        if i in asking:
             cohesion = _spread(f.alternatives[0], lexicon) if len(f.alternatives) == 1 else None
         else:
             cohesion = _scattered(f, lexicon)
@@ -500,14 +504,22 @@ def _scattered(facet: Facet, lexicon: Lexicon) -> float | None:
 VERB_PAPERS = 20  # the cohesion of a verb fewer papers use in any of its forms is not measured
 
 
-def _spread(verb: str, lexicon: Lexicon) -> float | None:
-    """The cohesion of a verb, or of a verb and its object as typed (over the papers using any form of its words,
-    at least :data:`VERB_PAPERS`), when below :data:`COHESIVE`; None otherwise. On the conference dev pool,
+def _relation_noun(unit: Unit) -> bool:
+    """Whether a unit is one plural noun that a link "of" or "to" joins to the topic after it, as no term: it may
+    name a relation to the topic ("What are the *applications* of X?", "*alternatives* to X", "*limitations* of
+    X"), which :func:`_spread` tells from a topic ("*attacks* on X")."""
+    return unit.relation and len(unit.words) == 1 and plural_noun(unit.words[0])
+
+
+def _spread(words: str, lexicon: Lexicon) -> float | None:
+    """The cohesion of a verb, of a verb and its object as typed, or of a noun (over the papers using any form of its
+    words, at least :data:`VERB_PAPERS`), when below :data:`COHESIVE`; None otherwise. On the conference dev pool,
     "exploit" -0.005, "harness" -0.003, "incorporate" 0.023, "leverage" 0.020, "analyze" -0.029, "take advantage"
-    0.010, against "prune" 0.104, "distill" 0.060, "edit" 0.061, "compress" 0.075, "transfer" 0.148, "jailbreak"
-    0.240. (A word of the request that the dictionary also knows as a noun, such as "exploit", the topicality model
-    weighs as a noun: 0.94 beside "information bottleneck".)"""
-    cohesion = lexicon.cohesion(verb, least=VERB_PAPERS)
+    0.010, "applications" 0.015, "alternatives" 0.027, against "prune" 0.104, "distill" 0.060, "edit" 0.061,
+    "compress" 0.075, "transfer" 0.148, "jailbreak" 0.240, "attacks" 0.122. (A word of the request that the
+    dictionary also knows as a noun, such as "exploit", the topicality model weighs as a noun: 0.94 beside
+    "information bottleneck".)"""
+    cohesion = lexicon.cohesion(words, least=VERB_PAPERS)
     return cohesion if cohesion is not None and cohesion < COHESIVE else None
 
 

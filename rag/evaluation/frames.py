@@ -31,6 +31,9 @@ REQUESTS = (
     "help me find papers on {x}", "{x} — what's been done?", "interested in {x}. Suggestions?",
     "my advisor asked me to look at {x}, where do I start?", "what work exists on {x}?",
     "anything interesting on {x} in this batch?", "which submissions in this collection involve {x}?",
+    # the verb of the papers' clause, and a noun of a relation to the topic
+    "which papers exploit {x}?", "papers that harness {x}, anyone?", "what are the applications of {x}?",
+    "any alternatives to {x}?",
 )  # fmt: skip
 PURPOSES = (
     "", "for a related-work section", "for my thesis", "for a survey I'm writing", "for our reading group",

@@ -214,13 +214,17 @@ def _distribute(group: list[Unit], lexicon: Lexicon) -> list[list[Unit]]:
 
 def _verb_led(unit: Unit, lexicon: Lexicon) -> bool:
     """Whether a unit starts with the verb of the request's clause (:func:`.parse._clause_verb`), a verb whose
-    papers are spread over every topic (:func:`_spread`: "exploit", "harness"; not "prune" or "transfer"), and goes
-    on to a topic that the corpus does not state with the verb as a phrase, in :data:`MIN_TERM_PAPERS` papers or
-    more, and whose papers are not spread as well: "Which papers *exploit* quantization?" had read as the phrase
-    "exploit quantization", which one paper of the conference pool states."""
+    papers are spread over every topic (:func:`_spread`: "exploit", "harness"; not "prune" or "transfer") or that no
+    paper uses, and goes on to a topic that the corpus does not state with the verb as a phrase, in
+    :data:`MIN_TERM_PAPERS` papers or more, and whose papers are not spread as well: "Which papers *exploit*
+    quantization?" had read as the phrase "exploit quantization", which one paper of the conference pool states."""
     if not unit.verb or unit.alias or len(unit.words) < 2:
         return False
-    if lexicon.phrase_df(" ".join(unit.words)) >= MIN_TERM_PAPERS or _spread(unit.words[0], lexicon) is None:
+    if lexicon.phrase_df(" ".join(unit.words)) >= MIN_TERM_PAPERS:
+        return False
+    # (a verb no paper uses in any form is no topic of this corpus either: cut off, it only ranks, as a unit no paper
+    # states does; kept, it read as a modifier the corpus never states, which must hold, and nothing matched)
+    if _spread(unit.words[0], lexicon) is None and lexicon.family(unit.words[0]):
         return False
     # (an object whose papers are spread too is of the request with it: "Which papers *make progress* on X?")
     cohesion = lexicon.cohesion(" ".join(unit.words[1:]))

@@ -106,20 +106,23 @@ def zipf(word: str) -> float:
 
 
 @lru_cache(maxsize=8192)
-def word_classes(word: str) -> frozenset[str]:
-    """The word classes (UPOS tags) the dictionary of English word forms (``lemminflect``, bundled data) knows a
-    (lower-case) word in; empty when it does not know it."""
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """The lemmas the dictionary of English word forms (``lemminflect``, bundled data) gives a (lower-case) word,
+    by word class (UPOS tag); empty when it does not know it. (Kept: read the result, never change it.)"""
     from lemminflect import getAllLemmas
 
-    return frozenset(getAllLemmas(word))
+    return dict(getAllLemmas(word))
+
+
+def word_classes(word: str) -> frozenset[str]:
+    """The word classes (UPOS tags) the dictionary knows a (lower-case) word in; empty when it does not know it."""
+    return frozenset(_lemmas(word))
 
 
 def plural_noun(word: str) -> bool:
     """Whether the dictionary knows a (lower-case) word as the plural of a noun ("applications", "variants"; not
     "bias", "robustness" or "series")."""
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word).get("NOUN")
+    lemmas = _lemmas(word).get("NOUN", ())
     return bool(lemmas) and word not in lemmas
 
 

@@ -43,7 +43,7 @@ from askpapers.rag.read.cues import (
 from askpapers.rag.read.expand import build, same_phrase
 from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.parse import MAX_ALTERNATIVES, MAX_FACETS, bounded, corrected, grouped, segments, topic_slot
-from askpapers.rag.read.resolve import glued, join_terms, resolve
+from askpapers.rag.read.resolve import glued, join_terms, resolve, unhyphenated
 from askpapers.rag.read.topicality import TOPICAL
 from askpapers.rag.types import Facet, QueryPlan
 from askpapers.vectorstore.text import one_line, stems
@@ -59,6 +59,8 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     model)."""
     text = one_line(question)
     toks = tokens(text)
+    if framed(toks):  # (a statement is all content: its rare hyphenated words are its terms, "beta-band coherence")
+        toks = unhyphenated(toks, lexicon)
     corrections = correct(toks, lexicon)
     searched = corrected(text, corrections)
     acronyms = protect_acronyms(toks)

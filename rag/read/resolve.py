@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 
@@ -24,7 +25,9 @@ from askpapers.rag.read.cues import (
     RELATIONAL_VERBS,
     REQUEST_NOUNS,
     REQUEST_WORDS,
+    Tok,
     is_acronym,
+    is_name,
 )
 from askpapers.rag.read.expand import build, head_forms
 from askpapers.rag.read.lexicon import Lexicon, english_words, plural_noun
@@ -119,6 +122,50 @@ def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexic
     if _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM:
         return True
     return n >= TERM_SHARE * max(1, lexicon.both_df(" ".join(left), " ".join(right)))
+
+
+_HYPHEN = re.compile(r"[-\u2010\u2011]")
+
+
+def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
+    """The tokens, each word of two parts joined by a hyphen that the corpus does not state as a term
+    (:func:`_hyphen_term`) typed as its two words: "pruning-related papers" asks for the papers on pruning, as
+    "pruning related papers" does, and "knowledge distillation-based methods" for knowledge distillation (a word the
+    corpus states as a term, "LLM-based", "language-guided", stays one, but for the last word of a term of several
+    words that the corpus does not state with it, "continual learning-based"; a name, "ResNet-50", is left as typed).
+    Each part can then be corrected, and read as a word of the topic or of the request, as if typed apart. (For a
+    request only: a statement is all content, and its rare hyphenated words are its terms, "beta-band coherence".)"""
+    out: list[Tok] = []
+    for i, t in enumerate(toks):
+        parts = _HYPHEN.split(t.text)
+        if not (t.word and len(parts) == 2 and all(p.isalpha() and len(p) > 1 for p in parts) and not is_name(t.text)):
+            out.append(t)
+            continue
+        head, tail = (p.lower() for p in parts)
+        before = toks[i - 1].low if i and toks[i - 1].word else ""
+        before = "" if before in STOPWORDS or before in REQUEST_WORDS else before
+        # the word after a term of several words, "continual learning-based": "learning-based" is a term, but the
+        # hyphen joins the word to the whole of "continual learning", which the corpus does not state with it
+        after_term = bool(before) and (
+            lexicon.phrase_df(f"{before} {head}") >= MIN_TERM_PAPERS
+            and lexicon.phrase_df(f"{before} {head} {tail}") < MIN_TERM_PAPERS
+        )
+        if after_term or not _hyphen_term(f"{head} {tail}", head, tail, lexicon):
+            out += [Tok(p, p.lower(), True) for p in parts]
+        else:
+            out.append(t)
+    return out
+
+
+def _hyphen_term(whole: str, head: str, tail: str, lexicon: Lexicon) -> bool:
+    """Whether a word of two parts is one term of the corpus: at least :data:`MIN_TERM_PAPERS` papers state it, or
+    a :data:`TERM` share of the papers of its rarer part (a corpus of a few papers writes its terms a few times: two
+    papers saying "language-guided" are all that say "guided"). On the conference dev pool, "pruning-related" 0
+    papers, "distillation-based" 2 of 61 on distillation; "LLM-based" 56, "physics-informed" 3. A word with a part no
+    paper states is kept as typed: the corpus says nothing of it."""
+    n = lexicon.phrase_df(whole)
+    rarer = min(lexicon.phrase_df(head), lexicon.phrase_df(tail))
+    return n >= MIN_TERM_PAPERS or rarer == 0 or n >= TERM * rarer
 
 
 def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon, last: bool = False) -> bool:

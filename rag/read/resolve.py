@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from askpapers.rag.read.cues import (
     GENERIC_HEADS,
+    LINK_VERBS,
     LINKS,
     NAME_HEADS,
     PARTICLES,
@@ -357,6 +358,21 @@ def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
     return low.isalpha() and 2 <= len(core) <= 5 and core not in english_words() and lexicon.df(low) > 0
 
 
+def _linked_part(part: Unit, lexicon: Lexicon) -> Unit:
+    """A part cut from a phrase (:func:`_parts`, :func:`_led_by_term`) that ends in a link verb after a hyphen,
+    "GAN-based" of "GAN-based image generation" (no paper states the whole), read as what it links: "X-based Y" is Y
+    using X, so the papers on image generation with GANs, not only those that write "GAN-based" (as "GAN based image
+    generation" typed apart is read; "reinforcement learning-based" is reinforcement learning). A phrase the corpus
+    states whole is not cut: "energy-based models", "model-based reinforcement learning"."""
+    if not part.words:
+        return part
+    last, _, tail = part.words[-1].rpartition("-")
+    words = [*part.words[:-1], last]
+    if tail not in LINK_VERBS or not last or lexicon.phrase_df(" ".join(words)) == 0 or _common(words, lexicon):
+        return part  # (words too common to carry a topic stay as typed: "model-based", "learning-based")
+    return Unit(words, [*part.shown[:-1], part.shown[-1].rpartition("-")[0]])
+
+
 def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[list[Unit]] | None:
     """ "LLM reasoning" is reasoning in LLMs, and "language model safety" the safety of language models: two
     facets, when the phrase is led by an acronym or by a term of several words the corpus uses (3 papers or
@@ -388,7 +404,7 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[lis
     if lexicon.phrase_df(whole) >= MIN_TERM_PAPERS and _assoc(whole, " ".join(lead), " ".join(rest), lexicon) >= TERM:
         return None
     others = [Unit(u.words[n:], u.shown[n:]) if len(u.words) > n else u for u in group[1:]]
-    return [[Unit(lead, first.shown[:n])], [Unit(rest, first.shown[n:]), *others]]
+    return [[_linked_part(Unit(lead, first.shown[:n]), lexicon)], [Unit(rest, first.shown[n:]), *others]]
 
 
 def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
@@ -399,7 +415,10 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
     attested = [i for i, df in enumerate(dfs) if df > 0]
     rarest = min(attested, key=lambda i: dfs[i]) if attested else None
     term = [len(p.words) > 1 and dfs[i] >= MIN_TERM_PAPERS for i, p in enumerate(parts)]
-    return [build([p], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i])) for i, p in enumerate(parts)]
+    # (a part such as "GAN-based" is read as "GAN", and holds as the rarest part it was: "score-based diffusion
+    # models" needs "score" beside diffusion models, as "score based diffusion models" typed apart does)
+    return [build([_linked_part(p, lexicon)], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i]))
+            for i, p in enumerate(parts)]  # fmt: skip
 
 
 def _weigh(

@@ -156,3 +156,55 @@ def test_the_last_word_of_a_part_linked_by_a_hyphen_leaves_the_term_before_it() 
     assert lex.phrase_df("continual learning") >= MIN_TERM_PAPERS
     part = _linked_part(Unit(["continual", "learning-based"], ["continual", "learning-based"]), lex)
     assert (part.words, part.shown) == (["continual", "learning"], ["continual", "learning"])
+
+
+SUBJECTS = [
+    "birds", "cars", "flowers", "dogs", "aircraft", "fungi", "insects", "textures", "logos", "sketches", "satellites",
+    "cells", "x-rays", "fonts", "coins", "shoes", "chairs", "fish", "leaves", "rocks", "boats", "trains", "lamps",
+    "clocks", "signs", "paintings", "mushrooms", "butterflies", "snakes", "cats", "horses", "tools",
+]  # fmt: skip
+WITH_TRANSFORMERS = {f"fs-{i}" for i in range(8)}  # the few-shot papers that also use transformers
+
+
+def cohesion_papers() -> dict[str, tuple[str, str]]:
+    """Papers on few-shot classification (a topic: their texts are alike), some with transformers; papers on
+    transformers for other fields; and papers on every field claiming the state-of-the-art (spread)."""
+    out = {f"fs-{i}": (f"Few-shot {s}", f"Few-shot classification of {s} from five labelled examples"
+                       + (" with vision transformers." if f"fs-{i}" in WITH_TRANSFORMERS else " per class."))
+           for i, s in enumerate(SUBJECTS)}  # fmt: skip
+    out |= {f"tf-{i}": (f"Transformers {i}", f"Transformers for {f} with {m}.") for i, (f, m) in enumerate(FIELDS[:6])}
+    out |= {f"sota-{i}": (f.capitalize(), f"We set a new state-of-the-art in {f} with {m}.")
+            for i, (f, m) in enumerate(FIELDS)}  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="module")
+def cohesive_app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
+    return memory_app(tmp_path_factory.mktemp("hyphen-cohesion"), cohesion_papers(), embedder)
+
+
+def test_a_hyphenated_topic_whose_papers_cohere_is_weighed_as_typed_apart(cohesive_app: Any) -> None:
+    """The topicality model weighs a hyphenated word as a word of the request ("few-shot" 0.004 beside "federated
+    learning" on the conference dev pool, "few shot" 0.99; 0.02 here), so "few-shot learning with transformers"
+    cited every paper on transformers. Its papers cohere, so it is weighed as typed apart, and gates."""
+    from askpapers.rag.read.resolve import COHESIVE
+
+    lexicon = cohesive_app.parts.lexicon
+    few_shot = lexicon.cohesion("few-shot")
+    assert few_shot is not None and few_shot >= COHESIVE, few_shot
+    question = "Which papers use few-shot learning with transformers?"  # (no paper says "few-shot learning")
+    gated = sorted(f.alternatives[0].lower() for f in cohesive_app.read(question).facets if not f.optional)
+    assert gated == ["few-shot", "transformers"], cohesive_app.read(question).facets
+    cited = {c.paper_id for c in cohesive_app.ask(question, mode="extractive", k=1000).citations}
+    assert cited == WITH_TRANSFORMERS, cited
+
+
+def test_a_hyphenated_phrase_of_the_writing_still_only_ranks(cohesive_app: Any) -> None:
+    from askpapers.rag.read.resolve import COHESIVE
+
+    lexicon = cohesive_app.parts.lexicon
+    spread = lexicon.cohesion("state-of-the-art")
+    assert spread is not None and spread < COHESIVE, spread
+    question = "Show me the state-of-the-art in transformers"
+    gated = [f.alternatives[0].lower() for f in cohesive_app.read(question).facets if not f.optional]
+    assert gated == ["transformers"], cohesive_app.read(question).facets

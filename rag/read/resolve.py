@@ -527,7 +527,8 @@ def _facet_weights(facets: list[Facet], lexicon: Lexicon, asking: Set[int] = fro
     more spread: "state of the art" only ranks, however many papers state it. So does a facet that may be a word of
     the request (``asking``: the verb of the request's clause, "Which papers *exploit* X?", or a plural noun of a
     relation to the topic, "*applications* of X") whose papers are spread (:func:`_spread`): "prune" and "attacks"
-    are topics, "exploit", "harness" and "applications" words of the request."""
+    are topics, "exploit", "harness" and "applications" words of the request. A hyphenated topic whose papers cohere
+    is weighed as typed apart (:func:`_cohesive_hyphens`: "few-shot" as "few shot")."""
     firsts = [f.alternatives[0] for f in facets]
     weights = topicality(firsts, lexicon)
     for i, f in enumerate(facets):
@@ -561,8 +562,7 @@ def _cohesive_hyphens(alt: str, lexicon: Lexicon) -> bool:
     words = [w.strip(".,;:!?\"'()[]") for w in alt.split() if _HYPHEN.search(w)]
     if not words:
         return False
-    cohesions = [lexicon.cohesion(w) for w in words]
-    return all(c is not None and c >= COHESIVE for c in cohesions)
+    return all((c := lexicon.cohesion(w)) is not None and c >= COHESIVE for w in words)  # (stops at a spread one)
 
 
 COHESIVE = 0.05  # the papers stating a topic of several words are at least this much closer than chance

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Callable, Sequence, Set
 from dataclasses import replace
 
@@ -35,7 +34,7 @@ from askpapers.rag.read.lexicon import Lexicon, english_words, plural_noun
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
 from askpapers.rag.read.topicality import TOPICAL, nominal, topicality, verbal
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import STOPWORDS, tokens
+from askpapers.vectorstore.text import JOIN_HYPHEN, STOPWORDS, tokens
 
 GLUE = 0.2  # a request word belongs to a topic when this share of its neighbour's papers state the pair
 HEAD_GLUE = 0.04  # … or this share, for the head of the topic's phrase ("architecture search"; bench.glue)
@@ -125,9 +124,6 @@ def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexic
     return n >= TERM_SHARE * max(1, lexicon.both_df(" ".join(left), " ".join(right)))
 
 
-_HYPHEN = re.compile(r"[-\u2010\u2011]")
-
-
 def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
     """The tokens, each word of two parts joined by a hyphen that the corpus does not state as a term
     (:func:`_hyphen_term`) typed as its two words: "pruning-related papers" asks for the papers on pruning, as
@@ -138,7 +134,7 @@ def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
     request only: a statement is all content, and its rare hyphenated words are its terms, "beta-band coherence".)"""
     out: list[Tok] = []
     for i, t in enumerate(toks):
-        parts = _HYPHEN.split(t.text)
+        parts = JOIN_HYPHEN.split(t.text)
         if not (t.word and len(parts) == 2 and all(p.isalpha() and len(p) > 1 for p in parts) and not is_name(t.text)):
             out.append(t)
             continue
@@ -164,9 +160,9 @@ def _hyphen_term(whole: str, head: str, tail: str, lexicon: Lexicon) -> bool:
     papers saying "language-guided" are all that say "guided"). On the conference dev pool, "pruning-related" 0
     papers, "distillation-based" 2 of 61 on distillation; "LLM-based" 56, "physics-informed" 3. A word with a part no
     paper states is kept as typed: the corpus says nothing of it."""
-    n = lexicon.phrase_df(whole)
-    rarer = min(lexicon.phrase_df(head), lexicon.phrase_df(tail))
-    return n >= MIN_TERM_PAPERS or rarer == 0 or n >= TERM * rarer
+    if lexicon.phrase_df(whole) >= MIN_TERM_PAPERS or min(lexicon.phrase_df(head), lexicon.phrase_df(tail)) == 0:
+        return True
+    return _assoc(whole, head, tail, lexicon) >= TERM
 
 
 def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon, last: bool = False) -> bool:
@@ -538,7 +534,7 @@ def _facet_weights(facets: list[Facet], lexicon: Lexicon, asking: Set[int] = fro
             continue
         for alt in f.alternatives:  # (a hyphenated topic, as typed apart: see _cohesive_hyphens)
             if _cohesive_hyphens(alt, lexicon):
-                spaced = _HYPHEN.sub(" ", alt)
+                spaced = JOIN_HYPHEN.sub(" ", alt)
                 weights[i] = max(weights[i], topicality([*firsts[:i], spaced, *firsts[i + 1 :]], lexicon)[i])
         if i in asking:
             cohesion = _spread(f.alternatives[0], lexicon) if len(f.alternatives) == 1 else None
@@ -559,7 +555,7 @@ def _cohesive_hyphens(alt: str, lexicon: Lexicon) -> bool:
     "vision-language" 0.03 and "vision language" 0.99. Such a word is weighed as typed apart when its papers cohere
     ("few-shot" 0.13, "fine-tuning" 0.08, "sim-to-real" 0.23), not when they are spread ("state-of-the-art" 0.02,
     "well-known" 0.01, "open-source" 0.03) or too few to tell."""
-    words = [w.strip(".,;:!?\"'()[]") for w in alt.split() if _HYPHEN.search(w)]
+    words = [w.strip(".,;:!?\"'()[]") for w in alt.split() if JOIN_HYPHEN.search(w)]
     if not words:
         return False
     return all((c := lexicon.cohesion(w)) is not None and c >= COHESIVE for w in words)  # (stops at a spread one)

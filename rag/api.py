@@ -279,10 +279,12 @@ class AskPapers:
         filters: Filters | dict[str, Any] | None = None,
     ) -> Answer:
         """The finished answer (the last item of :meth:`ask_stream`)."""
+        text, messages, n, scope, started, name = self._checked(question, history, mode, k, filters)
         answer: Answer | None = None
-        for item in self.ask_stream(question, history, mode=mode, k=k, filters=filters):
-            if isinstance(item, Answer):
-                answer = item
+        with self.parts.index.pinned():  # one freshness check for the reading and the answer, both run here
+            for item in self._answer(self._request(text, messages, n, scope, started, llm=name == "llm"), name):
+                if isinstance(item, Answer):
+                    answer = item
         assert answer is not None
         return answer
 
@@ -300,6 +302,15 @@ class AskPapers:
 
         Every argument is validated before any work (see :mod:`rag.read.inputs`).
         """
+        text, messages, n, scope, started, name = self._checked(question, history, mode, k, filters)
+        return self._answer(self._request(text, messages, n, scope, started, llm=name == "llm"), name)
+
+    def _checked(
+        self, question: str, history: Sequence[MessageLike] | None, mode: Mode | None, k: int | None,
+        filters: Filters | dict[str, Any] | None,
+    ) -> tuple[str, list[Message], int | None, Filters, float, str]:  # fmt: skip
+        """The validated arguments of a question (the cleaned text, the history, the list's size, the scope), when
+        it was asked, and the answerer's name."""
         started = time.perf_counter()
         text = clean_question(question)
         chosen = inputs.mode_value(mode, self.settings.mode)
@@ -313,7 +324,7 @@ class AskPapers:
                 "(and OPENAI_BASE_URL for a local server), or use mode 'extractive'"
             )
         name = "llm" if chosen == "llm" or (chosen == "auto" and configured) else "extractive"
-        return self._answer(self._request(text, messages, n, scope, started, llm=name == "llm"), name)
+        return text, messages, n, scope, started, name
 
     def _request(
         self, text: str, messages: list[Message], k: int | None, filters: Filters, started: float, llm: bool

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -80,3 +81,40 @@ def test_the_paper_count_is_read_not_counted(fresh_settings: Any, embedder: Any)
     with sqlite3.connect(index.path) as raw:
         assert raw.execute("SELECT count(*) FROM papers").fetchone()[0] == 38
     raw.close()
+
+
+def test_a_question_checks_the_store_once(fresh_settings: Any, embedder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One request for the store's revision per question asked or searched: the lookups run on worker threads
+    beside it (the fused search's dense retriever, each facet's dense searches) hold the question's pin instead of
+    checking again, and the reading and the answer share one."""
+    from askpapers.rag.retrieve import workers
+    from askpapers.vectorstore.store import Store
+
+    ingest([CORPUS], fresh_settings.store, progress=False, embedder=embedder)
+    app = AskPapers(fresh_settings, warm=False)
+    app.ask(QUESTIONS[0], mode="extractive")  # (opens the store)
+    checks: list[str] = []
+    real = Store.revision.fget
+    assert real is not None
+
+    def revision(self: Store) -> str:
+        checks.append(threading.current_thread().name)
+        return str(real(self))
+
+    beside: list[str] = []
+    real_beside = workers.beside
+
+    def counted_beside(*args: Any) -> Any:
+        beside.append(getattr(args[1], "__name__", "?"))
+        return real_beside(*args)
+
+    monkeypatch.setattr(Store, "revision", property(revision))
+    monkeypatch.setattr(workers, "beside", counted_beside)
+    for q in QUESTIONS:
+        checks.clear()
+        app.ask(q, mode="extractive")
+        assert checks == [threading.current_thread().name], (q, checks)
+        checks.clear()
+        assert app.search(q)
+        assert checks == [threading.current_thread().name], (q, checks)
+    assert len(beside) >= 2 * len(QUESTIONS)  # (the lookups did run on workers)

@@ -12,7 +12,7 @@ of them. Two implementations, held to one contract (``tests/test_index_contract.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -33,6 +33,10 @@ class Freshness(Protocol):
 
     def pinned(self) -> AbstractContextManager[None]:
         """One freshness check for every lookup inside (one question's), on this thread."""
+
+    def carried(self) -> Callable[[], AbstractContextManager[None]]:
+        """This thread's pin, for a worker thread running one of the question's lookups to hold (:meth:`pinned`
+        there: the same revision without another check); a fresh pin when this thread holds none."""
 
     @property
     def seen_revision(self) -> str:

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -171,6 +171,9 @@ class MemoryIndex:
     @contextmanager
     def pinned(self) -> Iterator[None]:
         yield
+
+    def carried(self) -> Callable[[], AbstractContextManager[None]]:
+        return self.pinned
 
     @property
     def revision(self) -> str:

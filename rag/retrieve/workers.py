@@ -39,11 +39,14 @@ def pool() -> ThreadPoolExecutor:
 
 
 def beside(index: Index, fn: Callable[..., T], *args: object) -> Future[T]:
-    """``fn(*args)`` on a worker thread, with its own freshness check of ``index`` (pins are per thread); its
-    exception, if any, is raised by the future's ``result()``. ``fn`` must be a leaf (see the module docstring)."""
+    """``fn(*args)`` on a worker thread, pinned to the revision this thread is pinned to (pins are per thread:
+    :meth:`~rag.retrieve.index.Freshness.carried`), or with its own freshness check when this thread holds none;
+    its exception, if any, is raised by the future's ``result()``. ``fn`` must be a leaf (see the module
+    docstring)."""
+    pinned = index.carried()
 
     def run() -> T:
-        with index.pinned():
+        with pinned():
             return fn(*args)
 
     return pool().submit(run)

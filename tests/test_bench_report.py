@@ -56,3 +56,22 @@ def test_the_large_section_keeps_earlier_rows_and_its_notes() -> None:
     text = splice(old, LARGE_HEADING, lines)
     assert "**Notes.** Written by hand." in text and text.count(PLOT_LINE) == 1
     assert text.endswith("## Next section\nKept too.\n") and text.count("| aaa1111 |") == 1
+
+
+def test_the_speed_ratio_is_judged_on_the_medians_of_the_rounds() -> None:
+    """bench.speed_ratio: each round's ask p50 of both codes, and the bound judged on the ratio of their medians
+    over the rounds (one slow round of either code does not decide it)."""
+    from bench.speed_ratio import report
+
+    def run(ask: list[float]) -> dict[str, object]:
+        return {"search_ms": [1.0, 2.0, 3.0], "ask_ms": ask, "cited": 7}
+
+    base = [run([9.0, 10.0, 30.0]), run([10.0, 20.0, 40.0]), run([9.0, 11.0, 12.0])]  # p50 10, 20, 11
+    fast = [run([13.0, 14.0, 99.0]), run([12.0, 15.0, 16.0]), run([1.0, 16.0, 17.0])]  # p50 14, 15, 16: 15 / 11
+    slow = [run([16.0, 17.0, 18.0]), run([1.0, 40.0, 41.0]), run([17.0, 17.5, 30.0])]  # p50 17, 40, 17.5: 17.5 / 11
+    loads = ["0.1/0.2/0.3"] * 3
+    met = report(list(zip(base, fast, strict=True)), "5d34b5e" + "0" * 33, "abc1234", loads)
+    assert "**1.36 ×**" in met and "the bound (1.5 ×) met" in met
+    assert "| 2 | 0.1/0.2/0.3 | 2.0 / 20.0 ms | 2.0 / 15.0 ms | 0.75 × | 7 / 7 |" in met
+    missed = report(list(zip(base, slow, strict=True)), "5d34b5e" + "0" * 33, "abc1234", loads)
+    assert "**1.59 ×**" in missed and "the bound (1.5 ×) not met" in missed

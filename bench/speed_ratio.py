@@ -155,7 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     base_root, base = base_code(args.base)
     head = git("rev-parse", "--short", "HEAD") + (" with changes" if git("status", "--porcelain", "-uno") else "")
-    head_store = CACHE / f"store-{git('rev-parse', 'HEAD')[:12]}"
+    # (this code's store is built again only when the code that builds it changes)
+    head_store = CACHE / f"store-vectorstore-{git('rev-parse', 'HEAD:vectorstore')[:12]}"
     base_store = CACHE / f"store-{base[:12]}"
     rows, loads = [], []
     for r in range(1, args.rounds + 1):

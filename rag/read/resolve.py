@@ -58,13 +58,15 @@ def resolve(
     so words of the request may stand beside the topic ("X *asap*", "*prior art* on X"); a statement or a bare topic
     (a SciFact claim) is all content. ``slot``: the first word of the request's object
     (:func:`.parse.topic_slot`): of two units of a request that :func:`_apart` tells apart, the one holding it is
-    the topic."""
+    the topic, unless both are in the object (it runs on through a link "of" or "to": "research in *the theory of
+    pruning*")."""
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
     led: list[set[int]] = []  # the facets of each phrase led by a term ("LLM reasoning")
     # the facets that may be words of the request, told by where their papers are (_spread): the verb of the request's
     # clause ("which papers *exploit* X"), a plural noun of a relation to the topic ("*applications* of X")
     asking: set[int] = set()
+    related: set[int] = set()  # the facets that a link "of" or "to" joins to the unit after them ("the *theory* of X")
     leads = [v for g in groups for v in _lead_apart(g, lexicon, request, shouted)]
     for group in [d for g in leads for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
@@ -79,6 +81,8 @@ def resolve(
         else:
             if len(group) == 1 and (group[0].verb or _relation_noun(group[0])):
                 asking.add(len(facets))
+            if len(group) == 1 and group[0].relation:
+                related.add(len(facets))
             facets.append(build(group, lexicon))
     # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks
     facets = [replace(f, optional=True) if _generic(f, lexicon) and len(facets) > 1 else f for f in facets]
@@ -87,6 +91,8 @@ def resolve(
         facets[rarest] = replace(facets[rarest], optional=False)
     if weigh:
         slotted = {i for i, f in enumerate(facets) if slot and any(slot in a.lower().split() for a in f.alternatives)}
+        # (the object runs on through a link "of" or "to": "research in *the theory of pruning*")
+        slotted |= {i + 1 for i in slotted & related if i + 1 < len(facets)}
         facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, asking)
     return facets
 

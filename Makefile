@@ -88,7 +88,7 @@ bench-speed: install
 	$(BIN)/python -m bench.compare --skip-quality --out docs/benchmarks-speed.md
 
 # Issue 24's speed bound: warm extractive `ask` p50 on ICML 2024 of the issue's starting code (5d34b5e, read with
-# `git archive`) and of this checkout, in turn, each in a fresh process on a store of its own, five rounds:
+# `git archive`) and of this checkout, in turn, each in a fresh process on a store of its own, seven rounds:
 # writes docs/benchmarks-ratio.md. The stores are cached in ~/.cache/askpapers/bench/ratio (two minutes each, once).
 bench-ratio: install
 	$(BIN)/python -m bench.speed_ratio

@@ -3,13 +3,13 @@ starting code and of this checkout, in turn.
 
 The bound (``ask`` p50 at most 1.5 × the starting code's) compares two codes, and a 2-core VM's speed drifts by more
 than that between runs, so a figure from another day or machine says little. Here each round times both codes, one
-after the other, each in a fresh process (``python -c`` over the code's own root) on a store of its own, with the
-loop of ``make bench-speed`` (:func:`bench.harness.time_queries`: a warm ``search`` pass over the 50 questions, then an
-extractive ``ask`` of each). The starting code is read with ``git archive`` (this checkout's history must hold it),
-its store built by its own ingest; both stores are cached in ``$XDG_CACHE_HOME/askpapers/bench/ratio`` (about two
-minutes each the first time)::
+after the other (which goes first alternates from round to round), each in a fresh process (``python -c`` over the
+code's own root) on a store of its own, with the loop of ``make bench-speed`` (:func:`bench.harness.time_queries`: a
+warm ``search`` pass over the 50 questions, then an extractive ``ask`` of each). The starting code is read with
+``git archive`` (this checkout's history must hold it), its store built by its own ingest; both stores are cached in
+``$XDG_CACHE_HOME/askpapers/bench/ratio`` (about two minutes each the first time)::
 
-    .venv/bin/python -m bench.speed_ratio [--base 5d34b5e] [--rounds 3] [--out docs/benchmarks-ratio.md]
+    .venv/bin/python -m bench.speed_ratio [--base 5d34b5e] [--rounds 7] [--out docs/benchmarks-ratio.md]
 
 ``make bench-ratio`` runs it. The report gives each round's p50s and ratio, and the ratio of the medians.
 """
@@ -33,7 +33,7 @@ from bench.harness import ROOT, load_average, log, machine
 from bench.speed import QUESTIONS, SPEED_CORPUS, WARMUP_QUESTION
 
 BASE = "5d34b5e"  # issue 24's starting code: set, count and overview answers did not run the reranker
-ROUNDS = 5
+ROUNDS = 7
 BOUND = 1.5  # issue 24: warm ``ask`` p50 at most this many times the starting code's
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "askpapers" / "bench" / "ratio"
 
@@ -125,9 +125,9 @@ def report(rows: list[tuple[dict[str, Any], dict[str, Any]]], base: str, head: s
         "# Issue 24's speed bound: warm `ask` p50 against the starting code",
         "",
         f"Written by `python -m bench.speed_ratio` (`make bench-ratio`) on {machine()}. Each round times the starting "
-        f"code ({base[:7]}) and then this checkout ({head}), each in a fresh process on a store of its own: the "
-        "50 questions of `bench.speed` on ICML 2024 (2,610 papers), a warm `search` pass, then an extractive `ask` "
-        f"of each. The bound is {BOUND} ×.",
+        f"code ({base[:7]}) and this checkout ({head}) one after the other (the starting code first in odd rounds), "
+        "each in a fresh process on a store of its own: the 50 questions of `bench.speed` on ICML 2024 (2,610 "
+        f"papers), a warm `search` pass, then an extractive `ask` of each. The bound is {BOUND} ×.",
         "",
         "| round | load average | starting code `search` / `ask` p50 | this code `search` / `ask` p50 | `ask` ratio "
         "| citations (start / this) |",
@@ -159,12 +159,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     head_store = CACHE / f"store-vectorstore-{git('rev-parse', 'HEAD:vectorstore')[:12]}"
     base_store = CACHE / f"store-{base[:12]}"
     rows, loads = [], []
+    codes = {"base": (f"the starting code ({base[:7]})", base_root, base_store),
+             "head": (f"this code ({head})", ROOT, head_store)}  # fmt: skip
     for r in range(1, args.rounds + 1):
         loads.append(load_average())
-        log(f"round {r}/{args.rounds}: the starting code ({base[:7]})")
-        b = timed(base_root, base_store)
-        log(f"round {r}/{args.rounds}: this code ({head})")
-        h = timed(ROOT, head_store)
+        got = {}
+        for key in ("base", "head") if r % 2 else ("head", "base"):  # (the first to run alternates: the VM drifts)
+            name, root, store = codes[key]
+            log(f"round {r}/{args.rounds}: {name}")
+            got[key] = timed(root, store)
+        b, h = got["base"], got["head"]
         log(f"  ask p50 {p50(b['ask_ms']):.1f} ms against {p50(h['ask_ms']):.1f} ms")
         rows.append((b, h))
     text = report(rows, base, head, loads)

@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"  # read, never written
 BUNDLED = ROOT / "data" / "icml2026"
 CONFERENCE = SHARED / "datasets" / "conference"
+BENCH_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "askpapers" / "bench"
 PACKAGES = ("askpapers", "chromadb", "langchain-core", "langchain-chroma", "onnxruntime")
 
 

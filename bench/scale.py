@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import (
+    BENCH_CACHE,
     CONFERENCE,
     ROOT,
     command_line,
@@ -47,7 +48,7 @@ from bench.harness import (
 
 CORPUS = CONFERENCE / "corpus_dev.jsonl"
 GOLD = CONFERENCE / "gold_questions_dev.jsonl"
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "askpapers" / "bench"
+CACHE = BENCH_CACHE
 RESULTS = CACHE / "scale-results.json"
 FIRST_RESULTS = CACHE / "scale-first-time.json"
 LARGE_RESULTS = CACHE / "scale-large.json"

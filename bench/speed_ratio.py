@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -29,13 +28,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.harness import ROOT, load_average, log, machine
+from bench.harness import BENCH_CACHE, ROOT, isolated_env, load_average, log, machine
 from bench.speed import QUESTIONS, SPEED_CORPUS, WARMUP_QUESTION
 
 BASE = "5d34b5e"  # issue 24's starting code: set, count and overview answers did not run the reranker
 ROUNDS = 7
 BOUND = 1.5  # issue 24: warm ``ask`` p50 at most this many times the starting code's
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "askpapers" / "bench" / "ratio"
+CACHE = BENCH_CACHE / "ratio"
 
 # Run in a fresh process with the code's root as the working directory: builds the store once (its own ingest), then
 # times the questions (given as JSON: the corpus, the warm-up question, the 50 questions). The starting code had
@@ -105,8 +104,7 @@ def base_code(rev: str) -> tuple[Path, str]:
 def timed(root: Path, store: Path) -> dict[str, Any]:
     """One timing run of the code at ``root`` on ``store`` (built first if it is not complete), in a fresh process:
     this checkout's questions and corpus for both codes."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ASKPAPERS_"))}
-    env["PYTHONPATH"] = ""
+    env = isolated_env(store, PYTHONPATH="")
     asked = json.dumps([str(SPEED_CORPUS), WARMUP_QUESTION, list(QUESTIONS)])
     run = subprocess.run([sys.executable, "-c", CHILD, str(root), str(store), asked], cwd=root, env=env,
                          capture_output=True, text=True)  # fmt: skip

@@ -119,6 +119,12 @@ def word_classes(word: str) -> frozenset[str]:
     return frozenset(_lemmas(word))
 
 
+def verb_lemmas(word: str) -> tuple[str, ...]:
+    """The lemmas the dictionary gives a (lower-case) word as a verb ("comparing": "compare"); empty when it knows
+    it as no verb."""
+    return _lemmas(word).get("VERB", ())
+
+
 def plural_noun(word: str) -> bool:
     """Whether the dictionary knows a (lower-case) word as the plural of a noun ("applications", "variants"; not
     "bias", "robustness" or "series")."""

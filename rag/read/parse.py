@@ -19,10 +19,13 @@ from askpapers.rag.read.cues import (
     ANAPHORA,
     ASKERS,
     AUXILIARIES,
+    BEFORE_VERB,
     BOTH_CUES,
+    DIRECTIVES,
     LINK_VERBS,
     LINKS,
     NOT_WORDS,
+    OBJECTS,
     OR_WORDS,
     POINTING_BACK,
     QUESTION_STARTS,
@@ -31,11 +34,14 @@ from askpapers.rag.read.cues import (
     REQUEST_NOUNS,
     REQUEST_WORDS,
     SUBORDINATORS,
+    WANTS,
+    WISHES,
     Tok,
     adverb,
     is_name,
     topic_word,
     verb_form,
+    verbs_of,
 )
 from askpapers.vectorstore.text import STOPWORDS
 
@@ -276,6 +282,12 @@ def topic_slot(toks: list[Tok], skip: set[int]) -> str:
     (past an article) that follows a request word or a stop-word ("Papers *about* adam, to get up to speed",
     "interested *in* audio. Suggestions?"), or "" when the question has none. What the request is about comes
     there, whatever else the question says before or after."""
+    at = slot_at(toks, skip)
+    return toks[at].low if at >= 0 else ""
+
+
+def slot_at(toks: list[Tok], skip: set[int]) -> int:
+    """The position of :func:`topic_slot`'s word, or -1."""
     for i in range(2, len(toks)):
         t = toks[i]
         if i in skip or not topic_word(t):
@@ -286,8 +298,98 @@ def topic_slot(toks: list[Tok], skip: set[int]) -> str:
         before = toks[j - 1] if j >= 1 else None
         if (toks[j].low in TOPIC_PREPS and before is not None and before.word
                 and (before.low in REQUEST_WORDS or before.low in STOPWORDS)):  # fmt: skip
-            return t.low
-    return ""
+            return i
+    return -1
+
+
+# the asker as the subject of a clause ("*I* plan to benchmark models", "*We* are evaluating …", "*My* group is …")
+FIRST_PERSON = frozenset({"i", "im", "ive", "id", "ill", "we", "weve", "my", "our"})
+OPENERS = frozenset({"so", "and", "but", "then", "now", "also", "anyway"})  # words a clause may open with
+SENTENCE_ENDS = frozenset(".;:!?\u2013\u2014-")  # ("-" only as typed with a space on both sides: a token)
+
+
+def clauses(toks: list[Tok]) -> list[range]:
+    """The question's clauses: cut after a mark that ends a sentence, or a dash, and at a comma that a first-person
+    subject, a word of a question or "so" follows ("I plan to benchmark models*, so* what is there on X?", "Hi
+    team*, I* …")."""
+    out: list[range] = []
+    start = 0
+    for i, t in enumerate(toks):
+        nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+        cut = t.text in SENTENCE_ENDS or (
+            t.text == "," and (nxt in FIRST_PERSON or nxt in QUESTION_STARTS or nxt == "so")
+        )
+        if cut:
+            if i > start:
+                out.append(range(start, i))
+            start = i + 1
+    if start < len(toks):
+        out.append(range(start, len(toks)))
+    return out
+
+
+def context_clauses(toks: list[Tok], skip: set[int]) -> set[int]:
+    """The positions of the clauses that tell what the asker does, not what they ask for: in a request of several
+    clauses, one whose subject is the asker ("*I* plan to benchmark models, so what is there on X?", "*We* are
+    evaluating new optimizers - any work on X?", "*I'd* like to contrast the main algorithms. Which papers use X?"),
+    whose verb is an activity (:func:`_activity`) and that names nothing it asks for (no request noun, "work",
+    "reading", "what": "I want *papers* on X" asks), when another clause asks ("what", "which", "any", a request
+    noun, …), holds a word that may be a topic and points back at nothing ("them", "it"). A clause holding the
+    request's object (:func:`slot_at`: "I work *on* robotics, so …") is never set aside. The asker's situation
+    may still rank the papers (the search reads the whole question), but it neither narrows the set nor sets the
+    intent ("I want to *compare* baselines, so which papers evaluate X?" asks for a set, not a comparison)."""
+    parts = clauses(toks)
+    if len(parts) < 2:
+        return set()
+    slot = slot_at(toks, skip)
+    asks = REQUEST_NOUNS | WANTS
+
+    def words(c: range) -> list[Tok]:
+        return [toks[i] for i in c if toks[i].word]
+
+    def first(c: range) -> str:
+        ws = [t for t in words(c) if t.low not in OPENERS] or [Tok("", "", False)]
+        return "we" if ws[0].text.lower() == "we're" else ws[0].low  # ("we're" reads "were" once normalised)
+
+    def asking(c: range) -> bool:
+        lows = {t.low for t in words(c)}
+        opener = first(c)
+        opens = opener not in FIRST_PERSON and opener in QUESTION_STARTS | REQUEST_WORDS | AUXILIARIES
+        return bool(lows & asks or opens) and any(topic_word(toks[i]) and i not in skip for i in c)
+
+    def situation(c: range) -> bool:
+        ws = words(c)
+        return first(c) in FIRST_PERSON and not {t.low for t in ws} & asks and slot not in c and _activity(ws)
+
+    def points_back(c: range) -> bool:  # ("I'm working with GANs; which papers apply *them* to medical imaging?")
+        return any(toks[i].low in ANAPHORA or toks[i].low in POINTING_BACK or toks[i].low == "it" for i in c)
+
+    context = [c for c in parts if situation(c)]
+    rest = [c for c in parts if c not in context]
+    if not context or not any(asking(c) for c in rest) or any(points_back(c) for c in rest):
+        return set()
+    return {i for c in context for i in c}
+
+
+def _activity(words: list[Tok]) -> bool:
+    """Whether the verb of a clause whose subject is the asker is one of what they do ("I want to *compare*
+    baselines", "We are *designing* a new architecture", "I've been asked to *audit* some models"), not of what they
+    study: past the subject ("my team"), auxiliaries, adverbs and a wish or a request with "to", a verb the
+    dictionary knows none of whose lemmas is a request word ("I'm *researching* knowledge graphs", "I *work* on
+    robots", "I *use* transformers" name the asker's topic; "I *need* strong baselines" may ask for them)."""
+    k = 0
+    while k < len(words) and words[k].low in OPENERS:
+        k += 1
+    k += 2 if k < len(words) and words[k].low in ("my", "our") else 1  # ("*My manager* wants …", "*I* plan …")
+    while k < len(words):
+        w = words[k].low
+        wish = (w in WISHES or w in DIRECTIVES) and k + 1 < len(words) and words[k + 1].low in ("to", "me", "us")
+        if w in AUXILIARIES or w in BEFORE_VERB or w == "to" or w in OBJECTS or adverb(w) or wish:
+            k += 1
+            continue
+        lemmas = verbs_of(w)
+        return bool(lemmas) and not any(x in REQUEST_WORDS or x in AUXILIARIES for x in (w, *lemmas))
+    return False
 
 
 def bounded(items: list[Item]) -> list[Item]:

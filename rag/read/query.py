@@ -42,10 +42,19 @@ from askpapers.rag.read.cues import (
 )
 from askpapers.rag.read.expand import build, same_phrase
 from askpapers.rag.read.lexicon import Lexicon
-from askpapers.rag.read.parse import MAX_ALTERNATIVES, MAX_FACETS, bounded, corrected, grouped, segments, topic_slot
+from askpapers.rag.read.parse import (
+    MAX_ALTERNATIVES,
+    MAX_FACETS,
+    bounded,
+    context_clauses,
+    corrected,
+    grouped,
+    segments,
+    topic_slot,
+)
 from askpapers.rag.read.resolve import glued, join_terms, resolve, unhyphenated
 from askpapers.rag.read.topicality import TOPICAL
-from askpapers.rag.types import Facet, QueryPlan
+from askpapers.rag.types import Facet, Intent, QueryPlan
 from askpapers.vectorstore.text import one_line, stems
 
 __all__ = ["REQUEST_WORDS", "Facet", "QueryPlan", "plan", "question_terms", "same_phrase"]
@@ -72,26 +81,35 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     spelled = {i + 1 for i in acronyms} | {i for i, t in enumerate(toks) if t.protected >= 0}
     coined = [t.text for i, t in enumerate(toks) if t.word and is_name(t.text) and i not in spelled
               and lexicon.df(t.text.lower()) <= COINED_PAPERS]  # fmt: skip
-    intent, overview, cue = intent_of(lows, [t.low for t in toks if t.word], coined)
     followup = bool(ANAPHORA & set(lows)) or (lows[:1] == ["only"] and len(lows) < 8)
 
     def glue(word: str, neighbour: list[str], before: bool, last: bool) -> bool:
         return glued(word, neighbour, before, lexicon, last)
 
     is_framed = framed(toks)
+    shouted = not any(c.islower() for c in text)
     # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks
     # with ("Could you identify …") is no topic
-    skip = used | cue | (given(toks) | asked_verbs(toks) | loose_adverbs(toks) | purposes(toks) if is_framed else set())
-    items = join_terms(bounded(segments(toks, skip, acronyms, glue)), lexicon)
-    groups, excluded_groups = grouped(items)
-    groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
-    excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
-    shouted = not any(c.islower() for c in text)
-    slot = topic_slot(toks, skip) if is_framed else ""
-    facets = resolve(groups, lexicon, shouted=shouted, weigh=weigh, request=is_framed, slot=slot)
-    excluded = [build(g, lexicon) for g in excluded_groups]
-    if intent == "factoid":
-        facets = []
+    framing = given(toks) | asked_verbs(toks) | loose_adverbs(toks) | purposes(toks) if is_framed else set()
+
+    def read(context: set[int]) -> tuple[Intent, str, list[Facet], list[Facet]]:
+        seen = ["" if i in context else w for i, w in enumerate(lows)]
+        intent, overview, cue = intent_of(seen, [w for t, w in zip(toks, seen, strict=True) if t.word and w], coined)
+        skip = used | cue | framing | context
+        items = join_terms(bounded(segments(toks, skip, acronyms, glue)), lexicon)
+        groups, excluded_groups = grouped(items)
+        groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
+        excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]
+        slot = topic_slot(toks, skip) if is_framed else ""
+        facets = resolve(groups, lexicon, shouted=shouted, weigh=weigh, request=is_framed, slot=slot)
+        excluded = [build(g, lexicon) for g in excluded_groups]
+        return intent, overview, ([] if intent == "factoid" else facets), excluded
+
+    # a clause that tells what the asker does is set aside, unless the rest then holds no topic
+    context = context_clauses(toks, used | framing) if is_framed else set()
+    intent, overview, facets, excluded = read(context)
+    if context and not any(f.weight >= TOPICAL for f in facets):
+        intent, overview, facets, excluded = read(set())
     return QueryPlan(text=text, searched=searched, intent=intent, followup=followup, facets=facets,
                      excluded=excluded, filters=filters, corrections=corrections, overview=overview,
                      names=names, framed=is_framed)  # fmt: skip

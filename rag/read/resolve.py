@@ -437,6 +437,8 @@ def _weigh(
     (:func:`_apart`)."""
     if not facets:
         return facets
+    if phrases is not None:
+        facets = _topical_alternatives(facets, lexicon)
     weights = _facet_weights(facets, lexicon, asking)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
             if _keeps_part(i, group, facets, weights, lexicon, request=phrases is not None)}  # fmt: skip
@@ -519,6 +521,31 @@ def _keeps_part(
         or any("-" in a for a in f.alternatives)
         or any(weights[j] >= TOPICAL and _goes_with(f, facets[j], lexicon) for j in group if j != i)
     )
+
+
+def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
+    """Each facet without the alternatives of a request that name nothing: not topical, each read in the question in
+    place of the first, while another alternative is, and no word of them can head a noun phrase
+    (:func:`~.topicality.nominal`): "Which papers use X *or something similar*?" asks for X ("similar" weighs 0.08
+    beside pruning on the conference dev pool, and as an alternative had added the 215 papers stating it), as "X or
+    similar methods" and "X or something comparable" do. A noun the user offered stays, however common ("the
+    *safety* or alignment of language models")."""
+    firsts = [f.alternatives[0] for f in facets]
+    out = []
+    for i, f in enumerate(facets):
+        if len(f.alternatives) < 2:
+            out.append(f)
+            continue
+        weights = [topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i] for alt in f.alternatives]
+        names = [any(nominal(t) >= 1.0 for t in tokens(alt.lower()) if t not in STOPWORDS) for alt in f.alternatives]
+        keep = [k for k, w in enumerate(weights) if w >= TOPICAL or names[k]]
+        if not keep or len(keep) == len(weights):
+            out.append(f)
+            continue
+        groups = f.groups()
+        out.append(replace(f, alternatives=tuple(f.alternatives[k] for k in keep),
+                           spellings=tuple(groups[k] for k in keep) if f.spellings else ()))  # fmt: skip
+    return out
 
 
 def _facet_weights(facets: list[Facet], lexicon: Lexicon, asking: Set[int] = frozenset()) -> list[float]:

@@ -130,3 +130,16 @@ def test_clauses_are_cut_at_sentence_marks_and_before_a_new_subject_or_question(
     assert context_clauses(tokens("I want to compare baselines. Thanks!"), set()) == set()
     toks = tokens("We want to rank baselines - any work on pruning?")
     assert {toks[i].text for i in context_clauses(toks, set())} == {"We", "want", "to", "rank", "baselines"}
+
+
+# papers that use a letter as a symbol ("the Q function", "a matrix A"): the letter is stated, and its own unit
+LETTERS = [f"We learn the {c} function of {t} with temporal differences." for c in "QVA" for t in TOPICS]
+
+
+@pytest.mark.parametrize("label", ["Q: which papers use {x}?", "A) papers on {x}", "Q. {x} - any papers?",
+                                   "V: what is there on {x}?"])  # fmt: skip
+def test_a_lone_letter_never_gates(label: str) -> None:
+    lex = docs_lexicon([d for docs in TOPICS.values() for d in docs] + SITUATED + OTHERS + LETTERS)
+    for topic in TOPICS:
+        assert lex.phrase_df(label[0].lower()) >= 3
+        assert reading(plan(label.format(x=topic), lex))[1] == [topic], label.format(x=topic)

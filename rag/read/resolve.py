@@ -84,8 +84,10 @@ def resolve(
             if len(group) == 1 and group[0].relation:
                 related.add(len(facets))
             facets.append(build(group, lexicon))
-    # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks
-    facets = [replace(f, optional=True) if _generic(f, lexicon) and len(facets) > 1 else f for f in facets]
+    # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks; nor does a
+    # lone letter ("*Q*: which papers use X?", "*b*) X"), however many papers use it as a symbol
+    facets = [replace(f, optional=True) if (_generic(f, lexicon) or _letter(f)) and len(facets) > 1 else f
+              for f in facets]  # fmt: skip
     if facets and all(f.optional for f in facets):  # one facet must hold: the rarest
         rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
         facets[rarest] = replace(facets[rarest], optional=False)
@@ -95,6 +97,11 @@ def resolve(
         slotted |= {i + 1 for i in slotted & related if i + 1 < len(facets)}
         facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, asking)
     return facets
+
+
+def _letter(facet: Facet) -> bool:
+    """A facet that is one letter, in every alternative."""
+    return all(len(a) == 1 and a.isalpha() for a in facet.alternatives)
 
 
 def _generic(facet: Facet, lexicon: Lexicon) -> bool:

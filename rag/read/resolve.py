@@ -622,7 +622,7 @@ def _scattered(facet: Facet, lexicon: Lexicon) -> float | None:
     a broad topic's papers are spread too). On the conference dev pool the topics of the dev questions stated by 30
     papers or more are at 0.08 ("neural network") to 0.34, and "state-of-the-art" at 0.02; on ICML 2024, "state of
     the art" 0.006, "extensive experiments" 0.02, "real world" 0.02, against "language models" 0.11."""
-    cohesions = _cohesions(facet, lexicon, lambda words: len(words) >= 2)
+    cohesions = _cohesions(facet, lexicon, lambda words: len(words) >= 2, keep=REQUEST_WORDS)
     return max(cohesions) if cohesions and max(cohesions) < COHESIVE else None
 
 
@@ -648,12 +648,15 @@ def _spread(words: str, lexicon: Lexicon) -> float | None:
     return cohesion if cohesion is not None and cohesion < COHESIVE else None
 
 
-def _cohesions(facet: Facet, lexicon: Lexicon, fits: Callable[[list[str]], bool]) -> list[float] | None:
+def _cohesions(
+    facet: Facet, lexicon: Lexicon, fits: Callable[[list[str]], bool], keep: Set[str] = frozenset()
+) -> list[float] | None:
     """The cohesion of each alternative of the facet, when every one's content words ``fits`` and every one is
-    measured; None otherwise (looked at in order, and no further than the first that does not)."""
+    measured; None otherwise (looked at in order, and no further than the first that does not). ``keep``: the
+    stop-words counted as content words ("work" of "prior work" for :func:`_scattered`)."""
     out = []
     for alt in facet.alternatives:
-        if not fits([w for w in tokens(alt) if w not in STOPWORDS]):
+        if not fits([w for w in tokens(alt) if w not in STOPWORDS or w in keep]):
             return None
         cohesion = lexicon.cohesion(alt)
         if cohesion is None:

@@ -143,3 +143,19 @@ def test_a_lone_letter_never_gates(label: str) -> None:
     for topic in TOPICS:
         assert lex.phrase_df(label[0].lower()) >= 3
         assert reading(plan(label.format(x=topic), lex))[1] == [topic], label.format(x=topic)
+
+
+# papers that state the words of a reason clause with every topic ("PI controllers", "a survey of …")
+REASONS = [f"A PI controller tunes {t} online, and a survey of {t} follows." for t in TOPICS]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Any work on {x} because my PI asked?", "I'd like papers on {x} because I'm writing a survey",
+     "Hey folks, I'm hunting for work on {x} because my PI asked, many thanks"],
+)  # fmt: skip
+def test_a_reason_clause_is_the_askers_situation(question: str) -> None:
+    """A conjunction that opens a clause of its own ("because") starts one: "my PI asked" tells why, not what."""
+    lex = docs_lexicon([d for docs in TOPICS.values() for d in docs] + SITUATED + OTHERS + REASONS)
+    for topic in TOPICS:
+        assert reading(plan(question.format(x=topic), lex)) == ("set", [topic]), question.format(x=topic)

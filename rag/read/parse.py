@@ -309,13 +309,17 @@ SENTENCE_ENDS = frozenset(".;:!?\u2013\u2014-")  # ("-" only as typed with a spa
 
 
 def clauses(toks: list[Tok]) -> list[range]:
-    """The question's clauses: cut after a mark that ends a sentence, or a dash, and at a comma that a first-person
+    """The question's clauses: cut after a mark that ends a sentence, or a dash, at a comma that a first-person
     subject, a word of a question or "so" follows ("I plan to benchmark models*, so* what is there on X?", "Hi
-    team*, I* …")."""
+    team*, I* …"), and before a conjunction that opens a clause of its own ("… on X *because* my PI asked")."""
     out: list[range] = []
     start = 0
     for i, t in enumerate(toks):
         nxt = toks[i + 1].low if i + 1 < len(toks) else ""
+        if t.low in SUBORDINATORS and i > start:  # ("… on X *because* my PI asked": the word opens the next clause)
+            out.append(range(start, i))
+            start = i
+            continue
         cut = t.text in SENTENCE_ENDS or (
             t.text == "," and (nxt in FIRST_PERSON or nxt in QUESTION_STARTS or nxt == "so")
         )
@@ -348,7 +352,7 @@ def context_clauses(toks: list[Tok], skip: set[int]) -> set[int]:
         return [toks[i] for i in c if toks[i].word]
 
     def first(c: range) -> str:
-        ws = [t for t in words(c) if t.low not in OPENERS] or [Tok("", "", False)]
+        ws = [t for t in words(c) if t.low not in OPENERS and t.low not in SUBORDINATORS] or [Tok("", "", False)]
         return "we" if ws[0].text.lower() == "we're" else ws[0].low  # ("we're" reads "were" once normalised)
 
     def asking(c: range) -> bool:
@@ -378,7 +382,7 @@ def _activity(words: list[Tok]) -> bool:
     dictionary knows none of whose lemmas is a request word ("I'm *researching* knowledge graphs", "I *work* on
     robots", "I *use* transformers" name the asker's topic; "I *need* strong baselines" may ask for them)."""
     k = 0
-    while k < len(words) and words[k].low in OPENERS:
+    while k < len(words) and (words[k].low in OPENERS or words[k].low in SUBORDINATORS):
         k += 1
     k += 2 if k < len(words) and words[k].low in ("my", "our") else 1  # ("*My manager* wants …", "*I* plan …")
     while k < len(words):

@@ -50,6 +50,7 @@ from askpapers.rag.read.parse import (
     corrected,
     grouped,
     segments,
+    slot_at,
     topic_slot,
 )
 from askpapers.rag.read.resolve import glued, join_terms, resolve, unhyphenated
@@ -105,10 +106,11 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         excluded = [build(g, lexicon) for g in excluded_groups]
         return intent, overview, ([] if intent == "factoid" else facets), excluded
 
-    # a clause that tells what the asker does is set aside, unless the rest then holds no topic
+    # a clause that tells what the asker does is set aside, unless the rest then holds no topic: no topical facet and
+    # no object of the request ("work on *adam*", which the corpus weighs as common English)
     context = context_clauses(toks, used | framing) if is_framed else set()
     intent, overview, facets, excluded = read(context)
-    if context and not any(f.weight >= TOPICAL for f in facets):
+    if context and not any(f.weight >= TOPICAL for f in facets) and slot_at(toks, used | framing) < 0:
         intent, overview, facets, excluded = read(set())
     return QueryPlan(text=text, searched=searched, intent=intent, followup=followup, facets=facets,
                      excluded=excluded, filters=filters, corrections=corrections, overview=overview,

@@ -50,3 +50,17 @@ def test_two_topics_offered_as_alternatives_both_stay() -> None:
     assert got == [["federated learning", "contextual bandits"]]
     got = alternatives("Which papers use diffusion models or graph neural networks?")
     assert got == [["diffusion models", "graph neural networks"]]
+
+
+def test_without_a_topical_alternative_every_alternative_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only beside a topical alternative is one that names nothing dropped: when none is topical, the facet keeps
+    them all (and only ranks, unless it is the most topical facet)."""
+    import askpapers.rag.read.resolve as resolve
+
+    weight = {"similar": 0.1, "kernel": 0.3, "federated learning": 0.99}
+    monkeypatch.setattr(resolve, "topicality", lambda units, lexicon: [weight.get(u, 0.0) for u in units])
+    facets = plan("Which papers use similar or kernels for federated learning?", LEX).facets
+    assert [f.alternatives for f in facets] == [("similar", "kernel"), ("federated learning",)]
+    weight["kernel"] = 0.9  # a topical alternative: the one that names nothing goes
+    facets = plan("Which papers use similar or kernels for federated learning?", LEX).facets
+    assert [f.alternatives for f in facets] == [("kernel",), ("federated learning",)]

@@ -546,7 +546,7 @@ def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
         weights = [topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i] for alt in f.alternatives]
         names = [any(nominal(t) >= 1.0 for t in tokens(alt.lower()) if t not in STOPWORDS) for alt in f.alternatives]
         keep = [k for k, w in enumerate(weights) if w >= TOPICAL or names[k]]
-        if not keep or len(keep) == len(weights):
+        if max(weights) < TOPICAL or len(keep) == len(weights):  # (no topical alternative: all of them stay)
             out.append(f)
             continue
         groups = f.groups()

@@ -108,9 +108,10 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
 
     # a clause that tells what the asker does is set aside, unless the rest then holds no topic: no topical facet and
     # no object of the request ("work on *adam*", which the corpus weighs as common English)
-    context = context_clauses(toks, used | framing) if is_framed else set()
+    set_aside = used | framing
+    context = context_clauses(toks, set_aside) if is_framed else set()
     intent, overview, facets, excluded = read(context)
-    if context and not any(f.weight >= TOPICAL for f in facets) and slot_at(toks, used | framing) < 0:
+    if context and not any(f.weight >= TOPICAL for f in facets) and slot_at(toks, set_aside) < 0:
         intent, overview, facets, excluded = read(set())
     return QueryPlan(text=text, searched=searched, intent=intent, followup=followup, facets=facets,
                      excluded=excluded, filters=filters, corrections=corrections, overview=overview,

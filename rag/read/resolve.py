@@ -532,11 +532,12 @@ def _keeps_part(
 
 def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
     """Each facet without the alternatives of a request that name nothing: not topical, each read in the question in
-    place of the first, while another alternative is, and no word of them can head a noun phrase
-    (:func:`~.topicality.nominal`): "Which papers use X *or something similar*?" asks for X ("similar" weighs 0.08
+    place of the first, and no word of them can head a noun phrase (:func:`~.topicality.nominal`), while another
+    alternative is topical or can: "Which papers use X *or something similar*?" asks for X ("similar" weighs 0.08
     beside pruning on the conference dev pool, and as an alternative had added the 215 papers stating it), as "X or
-    similar methods" and "X or something comparable" do. A noun the user offered stays, however common ("the
-    *safety* or alignment of language models")."""
+    similar methods" and "X or something comparable" do, however common X is in English ("adam"). A noun the user
+    offered stays, however common ("the *safety* or alignment of language models"); when no alternative names
+    anything ("explain or interpret"), all stay."""
     firsts = [f.alternatives[0] for f in facets]
     out = []
     for i, f in enumerate(facets):
@@ -546,7 +547,7 @@ def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
         weights = [topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i] for alt in f.alternatives]
         names = [any(nominal(t) >= 1.0 for t in tokens(alt.lower()) if t not in STOPWORDS) for alt in f.alternatives]
         keep = [k for k, w in enumerate(weights) if w >= TOPICAL or names[k]]
-        if max(weights) < TOPICAL or len(keep) == len(weights):  # (no topical alternative: all of them stay)
+        if not keep or len(keep) == len(weights):  # (none names anything: all of them stay)
             out.append(f)
             continue
         groups = f.groups()

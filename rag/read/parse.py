@@ -352,8 +352,11 @@ def context_clauses(toks: list[Tok], skip: set[int]) -> set[int]:
         return [toks[i] for i in c if toks[i].word]
 
     def first(c: range) -> str:
-        ws = [t for t in words(c) if t.low not in OPENERS and t.low not in SUBORDINATORS] or [Tok("", "", False)]
-        return "we" if ws[0].text.lower() == "we're" else ws[0].low  # ("we're" reads "were" once normalised)
+        ws = words(c)
+        k = _opened(ws)
+        if k >= len(ws):
+            return ""
+        return "we" if ws[k].text.lower() == "we're" else ws[k].low  # ("we're" reads "were" once normalised)
 
     def asking(c: range) -> bool:
         lows = {t.low for t in words(c)}
@@ -375,15 +378,21 @@ def context_clauses(toks: list[Tok], skip: set[int]) -> set[int]:
     return {i for c in context for i in c}
 
 
+def _opened(words: list[Tok]) -> int:
+    """The position of a clause's first word past the words it opens with ("*so* what …", "*because* my PI …")."""
+    k = 0
+    while k < len(words) and (words[k].low in OPENERS or words[k].low in SUBORDINATORS):
+        k += 1
+    return k
+
+
 def _activity(words: list[Tok]) -> bool:
     """Whether the verb of a clause whose subject is the asker is one of what they do ("I want to *compare*
     baselines", "We are *designing* a new architecture", "I've been asked to *audit* some models"), not of what they
     study: past the subject ("my team"), auxiliaries, adverbs and a wish or a request with "to", a verb the
     dictionary knows none of whose lemmas is a request word ("I'm *researching* knowledge graphs", "I *work* on
     robots", "I *use* transformers" name the asker's topic; "I *need* strong baselines" may ask for them)."""
-    k = 0
-    while k < len(words) and (words[k].low in OPENERS or words[k].low in SUBORDINATORS):
-        k += 1
+    k = _opened(words)
     k += 2 if k < len(words) and words[k].low in ("my", "our") else 1  # ("*My manager* wants …", "*I* plan …")
     while k < len(words):
         w = words[k].low

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askpapers.rag.read.lexicon import Lexicon, english_words, verb_lemmas, word_classes, zipf
+from askpapers.rag.read.lexicon import Lexicon, english_words, word_classes, zipf
+from askpapers.rag.read.lexicon import verb_lemmas as verb_lemmas  # (for parse, which imports no lexicon module)
 from askpapers.rag.types import Intent
 from askpapers.vectorstore.text import STOPWORDS
 from askpapers.vectorstore.types import Filters
@@ -319,11 +320,6 @@ ADVERB_BASE = 3.0  # Zipf frequency of an adverb's base in English (about once p
 def topic_word(t: Tok | None) -> bool:
     """A word that may be part of a topic: a word, neither a request word nor a stop-word."""
     return t is not None and t.word and t.low not in REQUEST_WORDS and t.low not in STOPWORDS
-
-
-def verbs_of(word: str) -> tuple[str, ...]:
-    """The verbs a (lower-case) word is a form of ("comparing": "compare"; :func:`~rag.read.lexicon.verb_lemmas`)."""
-    return verb_lemmas(word)
 
 
 def verb_form(word: str) -> bool:

@@ -41,7 +41,7 @@ from askpapers.rag.read.cues import (
     is_name,
     topic_word,
     verb_form,
-    verbs_of,
+    verb_lemmas,
 )
 from askpapers.vectorstore.text import STOPWORDS
 
@@ -400,7 +400,7 @@ def _activity(words: list[Tok]) -> bool:
         if w in AUXILIARIES or w in BEFORE_VERB or w == "to" or w in OBJECTS or adverb(w) or wish:
             k += 1
             continue
-        lemmas = verbs_of(w)
+        lemmas = verb_lemmas(w)
         return bool(lemmas) and not any(x in REQUEST_WORDS or x in AUXILIARIES for x in (w, *lemmas))
     return False
 

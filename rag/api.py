@@ -23,7 +23,7 @@ import numpy as np
 
 from askpapers.rag.answerers import Answerer, Request, answerers
 from askpapers.rag.answerers.extractive import abstain
-from askpapers.rag.answerers.followup import FollowUps, previous_questions
+from askpapers.rag.answerers.followup import FollowUps, context_of, previous_questions
 from askpapers.rag.read import inputs
 from askpapers.rag.read.cues import REQUEST_WORDS
 from askpapers.rag.read.inputs import clean_question, missing_ids
@@ -344,6 +344,7 @@ class AskPapers:
             )
         elif q.followup and previous is not None:
             request.within = previous  # the whole previous set, not only the papers it showed
+            request.context = context_of(self.read, earlier)
             if not previous:
                 request.notices.append("The previous answer cited no papers, so there was nothing to narrow down.")
         return request

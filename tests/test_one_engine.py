@@ -124,3 +124,42 @@ def test_a_follow_up_after_an_empty_answer_says_there_is_nothing_to_narrow(small
     answer = small_list.ask("Which of those are about graph neural networks?", history, mode="extractive")
     assert "nothing to narrow down" in answer.text and "without “of those”" in answer.text
     assert "None of the 0 papers" not in answer.text and not answer.citations
+
+
+def _two_turns(app: Any, first: str, second: str, carry_ids: bool = True) -> tuple[Any, Any]:
+    before = app.ask(first, mode="extractive")
+    said: dict[str, Any] = {"role": "assistant", "content": before.text}
+    if carry_ids:
+        said["paper_ids"] = before.paper_ids
+    return before, app.ask(second, [{"role": "user", "content": first}, said], mode="extractive")
+
+
+@pytest.mark.parametrize("carry_ids", [True, False])
+def test_a_follow_up_is_read_with_the_question_it_narrows(small_list: Any, carry_ids: bool) -> None:
+    """Two turns find what the one question finds: beside "diffusion models", "generating images" is met by
+    similarity too (t4-4 studies "the memorisation of training images by diffusion models"), as it is when both
+    are asked at once; alone it would need the words."""
+    one = small_list.ask("Which papers use diffusion models for generating images?", mode="extractive")
+    assert set(one.paper_ids) == {"t4-0", "t4-4"}
+    first, two = _two_turns(small_list, "Which papers use diffusion models?",
+                            "Which of those are about generating images?", carry_ids)  # fmt: skip
+    assert first.total == 5
+    assert two.text.startswith("Of the 5 papers in the previous answer, 2 match “generating images”"), two.text
+    assert set(two.paper_ids) == set(one.paper_ids)
+    # a third turn narrows what the two found, read with both (its answer is among theirs)
+    history = [
+        {"role": "user", "content": "Which papers use diffusion models?"},
+        {"role": "assistant", "content": first.text, **({"paper_ids": first.paper_ids} if carry_ids else {})},
+        {"role": "user", "content": "Which of those are about generating images?"},
+        {"role": "assistant", "content": two.text, **({"paper_ids": two.paper_ids} if carry_ids else {})},
+    ]
+    three = small_list.ask("Which of those study memorisation?", history, mode="extractive")
+    assert set(three.paper_ids) == {"t4-4"}, three.text
+
+
+def test_a_follow_up_that_nothing_meets_does_not_keep_the_previous_set(small_list: Any) -> None:
+    """Read with the question it narrows, no paper meets both; the answer is then the follow-up's own, not the
+    previous papers as the closest to a question they do not answer ("speech" is stated, but not by these)."""
+    _, two = _two_turns(small_list, "Which papers use federated learning?", "Which of those are about speech?")
+    assert two.text.startswith("None of the 5 papers in the previous answer matches “speech”"), two.text
+    assert not two.paper_ids

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from askpapers.rag.types import Answer, Message, Progress, QueryPlan
+from askpapers.rag.types import Answer, Facet, Message, Progress, QueryPlan
 from askpapers.vectorstore.types import Filters
 
 
@@ -27,6 +27,7 @@ class Request:
     within: list[str] | None = None  # a follow-up's scope: the previous answer's papers (None: the whole corpus)
     previous: list[str] = field(default_factory=list)  # the previous answer's papers, for an LLM's context
     previous_question: str = ""  # the last question before this one (a follow-up's evidence is chosen for it)
+    context: list[Facet] = field(default_factory=list)  # a follow-up's: the facets the previous answer's papers met
     notices: list[str] = field(default_factory=list)  # said before the answer's own notices
     started: float = 0.0  # time.perf_counter() when the question arrived
 

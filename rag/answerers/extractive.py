@@ -13,6 +13,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 import numpy as np
 
@@ -133,6 +134,18 @@ class ExtractiveAnswerer(Answerer):
         """Every paper that meets the request's plan (and with ``near``, the near misses: see FacetMatcher)."""
         plan, within = request.plan, request.within
         if any(not f.optional for f in plan.facets):
+            if within is not None and request.context:
+                # read with what the previous papers were found for; kept when some paper meets it all (a relaxed
+                # reading could drop the new facet and keep the whole previous set)
+                shown = {tuple(a.lower() for a in f.alternatives) for f in plan.facets}
+                context = [f for f in request.context if tuple(a.lower() for a in f.alternatives) not in shown]
+                tried: list[Match] | None = [] if near is not None else None
+                together = replace(plan, facets=[*context, *plan.facets])
+                found = self.matcher.match(together, filters, within, tried, page=request.k or 0)
+                if found and found[0].strict:
+                    if near is not None and tried:
+                        near += tried
+                    return found
             # (a large set's page is filled from the papers read: as many as it lists, at least PAGE_READ)
             return self.matcher.match(plan, filters, within, near, page=request.k or 0)
         if within is None:

@@ -7,19 +7,24 @@ the one before it), and the result is cached until the store changes. No recursi
 
 :class:`FollowUps` is given the parts it needs (the index, the facade's question reader, the extractive answerer)
 and the history; it never calls back into the facade.
+
+A follow-up is read together with the questions it narrows (:func:`context_of`): "Which papers use diffusion
+models?" then "Which of those are about generating images?" is matched as both facets at once within the previous
+answer, so the two turns find what the one question "diffusion models for generating images" finds among those
+papers (a facet beside another may be met by similarity, a lone one only by a stated spelling).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from askpapers.rag.answerers.base import Answerer, Request
 from askpapers.rag.read.inputs import missing_ids
 from askpapers.rag.read.reader import QueryReader
 from askpapers.rag.retrieve.index import PaperReads
-from askpapers.rag.types import Message, QueryPlan
+from askpapers.rag.types import Facet, Message, QueryPlan
 from askpapers.vectorstore.types import Filters
 
 CHAIN = 5  # earlier questions re-derived at most (a longer chain of follow-ups starts from the whole corpus)
@@ -29,6 +34,20 @@ CACHE = 256  # re-derived answers kept
 def previous_questions(history: Sequence[Message]) -> list[str]:
     """The user's earlier questions, oldest first."""
     return [m.content for m in history if m.role == "user" and m.content.strip()]
+
+
+def context_of(read: Callable[[str], QueryPlan], questions: Sequence[str]) -> list[Facet]:
+    """The required facets the previous answer's papers were found for: those of the last of ``questions`` and,
+    while it was a follow-up, of the questions it narrowed (at most :data:`CHAIN`). None after a factoid."""
+    out: list[Facet] = []
+    for question in reversed(questions[-CHAIN:]):
+        plan = read(question)
+        if plan.kind != "list":
+            break
+        out = [f for f in plan.facets if not f.optional] + out
+        if not plan.followup:
+            break
+    return list({tuple(a.lower() for a in f.alternatives): f for f in reversed(out)}.values())[::-1]
 
 
 class FollowUps:
@@ -46,9 +65,11 @@ class FollowUps:
         with self._index.pinned():
             return self._reader.read(question)
 
-    def _answer_ids(self, question: str, filters: Filters, within: list[str] | None, k: int | None) -> list[str]:
+    def _answer_ids(
+        self, question: str, filters: Filters, within: list[str] | None, k: int | None, context: list[Facet]
+    ) -> list[str]:
         """The papers an earlier question's answer cited (none when it names a paper id the store lacks)."""
-        request = Request(question, self._read(question), filters=filters, k=k, within=within)
+        request = Request(question, self._read(question), filters=filters, k=k, within=within, context=context)
         if missing_ids(question, self._index):
             return []
         return self._answerer.answer(request).paper_ids
@@ -71,7 +92,8 @@ class FollowUps:
                 cached = self._cache.get(key)
             if cached is None:
                 within = scope if i > 0 and self._read(question).followup else None
-                cached = self._answer_ids(question, filters, within, k)
+                context = context_of(self._read, chain[:i]) if within is not None else []
+                cached = self._answer_ids(question, filters, within, k, context)
                 with self._lock:
                     self._cache[key] = cached
                     while len(self._cache) > CACHE:

@@ -44,8 +44,14 @@ LINKS = frozenset(
     {
         "for", "in", "with", "on", "to", "via", "of", "under", "across", "into", "towards", "toward", "against", "over",
         "through", "within", "from", "by",
+        # more prepositions of English, a closed class ("the key ideas *behind* X", "fairness *among* clients"; not
+        # those that set the next words apart, "beyond", "besides", "despite": "X beyond images" is no X of images)
+        "behind", "among", "amongst", "during", "amid", "amidst", "throughout", "beside", "alongside", "upon",
     }
 )  # fmt: skip
+# a link that joins the unit before it to the topic after it as a relation, not a second topic ("the applications *of*
+# X", "alternatives *to* X", "the ideas *behind* X")
+RELATION_LINKS = frozenset({"of", "to", "behind"})
 # "applied to", "X using Y", "where X meets Y"
 LINK_VERBS = frozenset({"applied", "combined", "based", "using", "use", "uses", "meets", "meet"})
 # second parts of hyphenated modifiers that relate the first part rather than name a topic ("language-guided")

@@ -263,6 +263,8 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
                             and len(out) >= 2 and out[-1] == "or" and isinstance(out[-2], Unit)
                             and nxt is not None and nxt.low in LINKS)  # fmt: skip
                 out.append(f"link:{low}" if article else "any" if anything else "gap")
+        elif cur is None and low in LINKS:  # a preposition starts no unit ("the key *ideas* behind X")
+            out.append("gap")
         else:
             if cur is None:
                 cur = Unit([], [], verb=_clause_verb(toks, i))  # (the corpus tells whether it is of the topic)

@@ -22,6 +22,7 @@ from askpapers.rag.read.cues import (
     LINKS,
     NAME_HEADS,
     PARTICLES,
+    RELATION_LINKS,
     RELATIONAL_VERBS,
     REQUEST_NOUNS,
     REQUEST_WORDS,
@@ -182,8 +183,8 @@ def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon, last:
     """Whether a request word belongs to the topic next to it ("tool use", "user study"). After a topic word and
     ending the run of words (``last``: the head of a noun phrase, "architecture *search*"), a word that is no
     request noun needs less (:data:`HEAD_GLUE`): a request puts its verbs before the topic, its nouns after it."""
-    if word in STOPWORDS and word not in ("use", "study", "work", "works"):
-        return False
+    if (word in STOPWORDS and word not in ("use", "study", "work", "works")) or word in LINKS:
+        return False  # (a preposition heads no noun phrase: "the key ideas *behind* X")
     pair = [word, *neighbour[:1]] if before else [*neighbour[-1:], word]
     if lexicon.phrase_df(" ".join(pair)) < 2:
         return False
@@ -235,7 +236,7 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
                 out[-1] = Unit([*item.words, *left.words], [*item.shown, *left.shown])
                 continue
         if links and out and isinstance(out[-1], Unit):
-            out[-1].relation = isinstance(item, Unit) and links[0] in ("of", "to")
+            out[-1].relation = isinstance(item, Unit) and links[0] in RELATION_LINKS
             out.append("and")
         if item == "gap":
             item = "and" if out and isinstance(out[-1], Unit) else ""

@@ -344,7 +344,7 @@ class AskPapers:
             )
         elif q.followup and previous is not None:
             request.within = previous  # the whole previous set, not only the papers it showed
-            request.context = context_of(self.read, earlier)
+            request.context = context_of(self.read, earlier, q.facets)
             if not previous:
                 request.notices.append("The previous answer cited no papers, so there was nothing to narrow down.")
         return request

@@ -137,10 +137,8 @@ class ExtractiveAnswerer(Answerer):
             if within is not None and request.context:
                 # read with what the previous papers were found for; kept when some paper meets it all (a relaxed
                 # reading could drop the new facet and keep the whole previous set)
-                shown = {tuple(a.lower() for a in f.alternatives) for f in plan.facets}
-                context = [f for f in request.context if tuple(a.lower() for a in f.alternatives) not in shown]
                 tried: list[Match] | None = [] if near is not None else None
-                together = replace(plan, facets=[*context, *plan.facets])
+                together = replace(plan, facets=[*request.context, *plan.facets])
                 found = self.matcher.match(together, filters, within, tried, page=request.k or 0)
                 if found and found[0].strict:
                     if near is not None and tried:

@@ -36,9 +36,10 @@ def previous_questions(history: Sequence[Message]) -> list[str]:
     return [m.content for m in history if m.role == "user" and m.content.strip()]
 
 
-def context_of(read: Callable[[str], QueryPlan], questions: Sequence[str]) -> list[Facet]:
+def context_of(read: Callable[[str], QueryPlan], questions: Sequence[str], beside: Sequence[Facet] = ()) -> list[Facet]:
     """The required facets the previous answer's papers were found for: those of the last of ``questions`` and,
-    while it was a follow-up, of the questions it narrowed (at most :data:`CHAIN`). None after a factoid."""
+    while it was a follow-up, of the questions it narrowed (at most :data:`CHAIN`); each once, and none that the
+    follow-up asks again (``beside``, its own facets). None after a factoid."""
     out: list[Facet] = []
     for question in reversed(questions[-CHAIN:]):
         plan = read(question)
@@ -47,7 +48,17 @@ def context_of(read: Callable[[str], QueryPlan], questions: Sequence[str]) -> li
         out = [f for f in plan.facets if not f.optional] + out
         if not plan.followup:
             break
-    return list({tuple(a.lower() for a in f.alternatives): f for f in reversed(out)}.values())[::-1]
+    seen = {_named(f) for f in beside}
+    kept = []
+    for f in out:
+        if _named(f) not in seen:
+            seen.add(_named(f))
+            kept.append(f)
+    return kept
+
+
+def _named(facet: Facet) -> tuple[str, ...]:
+    return tuple(a.lower() for a in facet.alternatives)
 
 
 class FollowUps:
@@ -92,7 +103,7 @@ class FollowUps:
                 cached = self._cache.get(key)
             if cached is None:
                 within = scope if i > 0 and self._read(question).followup else None
-                context = context_of(self._read, chain[:i]) if within is not None else []
+                context = context_of(self._read, chain[:i], self._read(question).facets) if within is not None else []
                 cached = self._answer_ids(question, filters, within, k, context)
                 with self._lock:
                     self._cache[key] = cached

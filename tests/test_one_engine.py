@@ -163,3 +163,24 @@ def test_a_follow_up_that_nothing_meets_does_not_keep_the_previous_set(small_lis
     _, two = _two_turns(small_list, "Which papers use federated learning?", "Which of those are about speech?")
     assert two.text.startswith("None of the 5 papers in the previous answer matches “speech”"), two.text
     assert not two.paper_ids
+
+
+FOLLOW_UPS = [
+    "Which of those are about {b}?", "Of those, which use {b}?", "Only the ones on {b}, please", "Any of them on {b}?",
+    "Which among these papers study {b}?", "and which of them involve {b}?",
+]  # fmt: skip
+PAIRS = [("diffusion models", "generating images"), ("graph neural networks", "road traffic"),
+         ("the information bottleneck", "speech"), ("diffusion models", "protein design"),
+         ("contextual bandits", "news recommendations")]  # fmt: skip
+
+
+@pytest.mark.parametrize("a,b", PAIRS)
+def test_two_turns_in_any_wording_find_what_one_question_finds(small_list: Any, a: str, b: str) -> None:
+    """A metamorphic property: asked in two turns, in any of the follow-up wordings, a question whose two facets
+    both hold when asked at once finds the same papers as the one question (the first answer holds them all)."""
+    one = small_list.ask(f"Which papers use {a} for {b}?", mode="extractive")
+    assert sum(not f.optional for f in small_list.read(f"Which papers use {a} for {b}?").facets) == 2
+    assert one.paper_ids, one.text
+    for wording in FOLLOW_UPS:
+        _, two = _two_turns(small_list, f"Which papers use {a}?", wording.format(b=b))
+        assert set(two.paper_ids) == set(one.paper_ids), (wording, two.text[:200])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from askpapers.rag.answerers.base import Answerer, Request
 from askpapers.rag.read.inputs import missing_ids
@@ -77,10 +78,11 @@ class FollowUps:
             return self._reader.read(question)
 
     def _answer_ids(
-        self, question: str, filters: Filters, within: list[str] | None, k: int | None, context: list[Facet]
-    ) -> list[str]:
+        self, question: str, plan: QueryPlan, filters: Filters, within: list[str] | None, k: int | None,
+        context: list[Facet],
+    ) -> list[str]:  # fmt: skip
         """The papers an earlier question's answer cited (none when it names a paper id the store lacks)."""
-        request = Request(question, self._read(question), filters=filters, k=k, within=within, context=context)
+        request = Request(question, plan, filters=filters, k=k, within=within, context=context)
         if missing_ids(question, self._index):
             return []
         return self._answerer.answer(request).paper_ids
@@ -96,15 +98,17 @@ class FollowUps:
             if m.role == "user":
                 break
         chain = previous_questions(history)[-CHAIN:]
+        read = lru_cache(maxsize=None)(self._read)  # (each question of the chain read at most once)
         scope: list[str] | None = None
         for i, question in enumerate(chain):
             key = (tuple(chain[: i + 1]), filters, revision, k)
             with self._lock:
                 cached = self._cache.get(key)
             if cached is None:
-                within = scope if i > 0 and self._read(question).followup else None
-                context = context_of(self._read, chain[:i], self._read(question).facets) if within is not None else []
-                cached = self._answer_ids(question, filters, within, k, context)
+                plan = read(question)
+                within = scope if i > 0 and plan.followup else None
+                context = context_of(read, chain[:i], plan.facets) if within is not None else []
+                cached = self._answer_ids(question, plan, filters, within, k, context)
                 with self._lock:
                     self._cache[key] = cached
                     while len(self._cache) > CACHE:

@@ -235,6 +235,11 @@ _INFLECTIONS = frozenset({"", "s", "es", "e", "ed", "d", "ing", "ings", "ly"})
 _ADJECTIVAL = frozenset({"", "s", "ic", "ics", "ical", "ically"})  # robot, robotic, robotics
 # a verb and its nouns: "hallucinate", "hallucination"; "predict", "prediction"; "quantize", "quantization"
 _VERBAL = frozenset({"", "e", "s", "es", "ed", "ing", "ate", "ates", "ated", "ating", "ation", "ations", "ion", "ions"})
+# A process noun asked as one word ("sampling", "pretraining"; "fine-tuning" where the corpus also writes
+# "finetuning") is met only by its own -ing forms: its other forms are mostly another noun or a state ("samples",
+# "pretrained models", "a plan", "large-scale"). Inside a phrase the words before it pin the sense: "language models"
+# state "language modeling", "Gaussian splats" "Gaussian splatting" (see same_term's ``process``).
+_PROCESS = frozenset({"ing", "ings"})
 _SPELLING = (
     (re.compile(r"isation"), "ization"),
     (re.compile(r"is(e|ed|es|ing)$"), r"iz\1"),
@@ -359,8 +364,9 @@ def _y_suffix(suffix: str, root: str) -> str:
 
 
 @lru_cache(maxsize=200_000)
-def same_term(a: str, b: str) -> bool:
-    """Whether two lower-case words are the same term (see the rules above)."""
+def same_term(a: str, b: str, process: bool = False) -> bool:
+    """Whether two lower-case words are the same term (see the rules above). With ``process`` (``a`` is asked as a
+    word of its own), an -ing form ``a`` takes only -ing forms (:data:`_PROCESS`)."""
     if a == b:
         return True
     a, b = spelled(a), spelled(b)
@@ -368,6 +374,8 @@ def same_term(a: str, b: str) -> bool:
     if ra != rb:
         return False
     sa, sb = _y_suffix(_suffix(a, ra), ra), _y_suffix(_suffix(b, rb), rb)
+    if process and sa in _PROCESS and sb not in _PROCESS:
+        return False
     if sa == sb:
         return True
     pair = {sa, sb}
@@ -377,6 +385,14 @@ def same_term(a: str, b: str) -> bool:
         or pair <= _VERBAL
         or any(longer == shorter + x for x in ("ly", "s", "es") for shorter, longer in ((sa, sb), (sb, sa)))
     )
+
+
+def process_word(word: str) -> bool:
+    """Whether a lower-case word is an -ing form (:data:`_PROCESS`: "sampling", "embeddings"), which
+    :func:`same_term`'s ``process`` keeps to its -ing forms."""
+    base = spelled(word)
+    root = stem(base)
+    return _y_suffix(_suffix(base, root), root) in _PROCESS
 
 
 JOIN_HYPHEN = re.compile(r"(?<=\w)[-\u2010\u2011](?=\w)")

@@ -18,6 +18,7 @@ from askpapers.vectorstore.text import (
     contains_phrase,
     content_stems,
     phrase_forms,
+    process_word,
     same_term,
     sentence_spans,
     spelling_forms,
@@ -70,6 +71,16 @@ def _topic_units(topic: str) -> tuple[str, ...]:
         else:
             units.extend(content_stems(word))
     return tuple(dict.fromkeys(units))
+
+
+def phrase_coverage(phrase: str, text: str, whole: bool = False) -> float:
+    """:func:`coverage` of the phrase's :func:`topic_units`; but a phrase asked as a word of its own (one word, or
+    ``whole``: see :func:`states`) with an -ing form in it covers a sentence only where the sentence states it, in
+    an -ing form ("samples" covers no part of "sampling", as it states none of it)."""
+    words = tokens(phrase)
+    if (whole or len(words) == 1) and any(process_word(w) for w in words):
+        return float(any(states(sentence, phrase, whole=True) for sentence, _ in sentence_words(text)))
+    return coverage(topic_units(phrase), text)
 
 
 def coverage(units: Sequence[str], text: str) -> float:
@@ -178,7 +189,18 @@ def _places(stems: tuple[str, ...], target: str) -> Iterator[int]:
         yield at
 
 
-def states(text: str, phrase: str, as_written: bool = False) -> bool:
+def one_words(forms: Sequence[str]) -> frozenset[str]:
+    """The forms of a facet that are one word ("sampling"; "finetuning", the way the corpus writes "fine-tuning"):
+    a form whose words, joined, are one of them is asked as a word of its own (:func:`states`' ``whole``)."""
+    return frozenset(t[0] for f in forms if len(t := tokens(f)) == 1)
+
+
+def as_one_word(phrase: str, words: frozenset[str]) -> bool:
+    """Whether ``phrase``, its words joined, is one of ``words`` (:func:`one_words`)."""
+    return "".join(tokens(phrase)) in words
+
+
+def states(text: str, phrase: str, as_written: bool = False, whole: bool = False) -> bool:
     """Whether ``text`` states ``phrase``: its words in a row, each the same term as the phrase's word.
 
     Stems find the places; :func:`vectorstore.text.same_term` checks the surface forms there, so "conformal
@@ -188,7 +210,9 @@ def states(text: str, phrase: str, as_written: bool = False) -> bool:
     papers on time series, had met every paper with "at" in it): in any case when the user typed it ("Llama" for
     "LLaMA"), but only as written or in capitals when it is an English word in lower case
     (:func:`~rag.decide.acronyms.worded_acronym`: "CLIP", not "clip") or, with ``as_written``, when the papers
-    define it (the matcher's forms, not the spelling asked: "NODEs", not "nodes").
+    define it (the matcher's forms, not the spelling asked: "NODEs", not "nodes"). A phrase of one word, or
+    ``whole`` (one the corpus also writes as one word), is a word of its own: an -ing form in it takes only its -ing
+    forms (:func:`~vectorstore.text.same_term`'s ``process``: "sampling" is not stated by "samples").
     """
     if len(phrase) <= 3 and (core := short_acronym(phrase)):  # two capitals ("RL"): as written ("rl", "kg": any)
         return _short_in(core, text)
@@ -199,20 +223,21 @@ def states(text: str, phrase: str, as_written: bool = False) -> bool:
     want = tokens(phrase)
     if not want:
         return False
+    one = whole or len(want) == 1
     words, at_stems = _token_index(text)
     for first in _first_stems(want[0]):  # (a British spelling may stem apart: "optimisation", "optimization")
         for start in _places(at_stems, first):
-            if start + len(want) <= len(words) and all(same_term(w, words[start + j]) for j, w in enumerate(want)):
+            if start + len(want) <= len(words) and all(same_term(w, words[start + j], one) for j, w in enumerate(want)):
                 return True
     if len(want) > 1:
         joined = "".join(want)
-        if any(same_term(joined, words[i]) for i in _places(at_stems, stem(joined))):
+        if any(same_term(joined, words[i], True) for i in _places(at_stems, stem(joined))):
             return True
     else:
         joined_index = _joined_index(text)
         if joined_index is not None:
             jw, jstems = joined_index
-            if any(same_term(want[0], jw[i]) for i in _places(jstems, stem(want[0]))):
+            if any(same_term(want[0], jw[i], True) for i in _places(jstems, stem(want[0]))):
                 return True
         return _written_apart(words, want[0])
     return False
@@ -238,7 +263,7 @@ def _written_apart(words: tuple[str, ...], word: str) -> bool:
     for n in range(SPLIT_MIN, len(word)):
         first = word[:n]
         for at in _places(words, first):
-            if at + 1 < len(words) and len(words[at + 1]) >= SPLIT_MIN and same_term(word, first + words[at + 1]):
+            if at + 1 < len(words) and len(words[at + 1]) >= SPLIT_MIN and same_term(word, first + words[at + 1], True):
                 return True
     return False
 
@@ -259,14 +284,17 @@ def _first_stems(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(stem(w) for w in spelling_forms(word)))
 
 
-def holds_words(text: str, phrase: str) -> bool:
+def holds_words(text: str, phrase: str, whole: bool = False) -> bool:
     """Whether ``text`` holds every content word of ``phrase`` (as the same term), anywhere; the second part of a
-    relational compound need not be there ("language-guided" is held by "language")."""
-    want = [w for w in tokens(phrase) if w not in STOPWORDS and w not in RELATIONAL]
+    relational compound need not be there ("language-guided" is held by "language"). A phrase of one word, or
+    ``whole``, is a word of its own (as in :func:`states`)."""
+    all_words = tokens(phrase)
+    want = [w for w in all_words if w not in STOPWORDS and w not in RELATIONAL]
     if not want:
         return False
+    one = whole or len(all_words) == 1
     words, at_stems = _token_index(text)
-    return all(any(same_term(w, words[i]) for s in _first_stems(w) for i in _places(at_stems, s)) for w in want)
+    return all(any(same_term(w, words[i], one) for s in _first_stems(w) for i in _places(at_stems, s)) for w in want)
 
 
 def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) -> bool:

@@ -16,12 +16,14 @@ from dataclasses import dataclass, field, replace
 
 from askpapers.rag.decide.acronyms import spellings
 from askpapers.rag.decide.evidence import (
+    as_one_word,
     best_sentence,
-    coverage,
     decide,
     given_sentence_stems,
     given_word_stems,
     holds_words,
+    one_words,
+    phrase_coverage,
     sentence_words,
     states,
     topic_units,
@@ -117,6 +119,11 @@ class MatchList(list[Match]):
         return [*(m.paper.paper_id for m in self), *self.unread]
 
 
+def _one_words(facet: Facet, variants: dict[str, list[str]]) -> frozenset[str]:
+    """The facet's forms that are one word (:func:`~rag.decide.evidence.one_words`), of its spellings' variants."""
+    return one_words([v for s in facet.all_spellings() for v in variants.get(s, [s])])
+
+
 def _text_of(p: Paper) -> str:
     return p.abstract if p.title_derived else f"{p.title}. {p.abstract}"
 
@@ -162,10 +169,11 @@ class FacetMatcher:
         hit = dense.get(p.paper_id)
         sim, chunk = (hit.similarity, hit.text) if hit else (0.0, "")
         best: _FacetHit | None = None
+        one = _one_words(facet, variants)
         for group in facet.groups():
             # (the forms the papers define, not the spelling asked: an acronym among them only as written)
-            phrase = any(states(text, v, as_written=v != s) for s in group for v in variants.get(s, [s]))
-            cov = max(coverage(topic_units(s), p.abstract) for s in group)
+            phrase = any(states(text, v, v != s, as_one_word(v, one)) for s in group for v in variants.get(s, [s]))
+            cov = max(phrase_coverage(s, p.abstract, as_one_word(s, one)) for s in group)
             if not decide(phrase, sim, cov, self.rule):
                 continue
             score = (1.0 if phrase else 0.0) + cov * 0.5 + sim
@@ -177,9 +185,9 @@ class FacetMatcher:
                 cores = self.facet_pools.cores(facet)
             for group in facet.groups():
                 forms = [v for s in group for v in variants.get(s, [s])]
-                held = [v for v in forms if holds_words(text, v)] if loose else []
+                held = [v for v in forms if holds_words(text, v, as_one_word(v, one))] if loose else []
                 if not held and cores:  # a shorter form that still names it
-                    held = [c for c in cores if states(text, c)]
+                    held = [c for c in cores if states(text, c, whole=as_one_word(c, one))]
                 if held:
                     terms = content_stems(held[0])
                     evidence = best_sentence(p.abstract, terms, within=chunk)
@@ -255,7 +263,8 @@ class FacetMatcher:
             for f, (_, dense), v, c in zip(facets, pools, variants_of, cores, strict=False):
                 hit = self.meets(p, f, v, dense, r.loose, c)
                 sim = dense[pid].similarity if pid in dense else 0.0
-                cov = max(coverage(topic_units(s), p.abstract) for g in f.groups() for s in g[:1])
+                one = _one_words(f, v)
+                cov = max(phrase_coverage(s, p.abstract, as_one_word(s, one)) for g in f.groups() for s in g[:1])
                 if hit is not None:
                     score += hit.score
                     evs.append(FacetEvidence(True, hit.phrase, hit.loose, cov, sim, f.weight, hit.evidence))

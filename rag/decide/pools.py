@@ -18,6 +18,7 @@ from askpapers.rag.decide.acronyms import (
     short_acronyms,
     spellings,
 )
+from askpapers.rag.decide.evidence import one_words
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, RELATIONAL, is_acronym
 from askpapers.rag.read.expand import headless
 from askpapers.rag.read.lexicon import zipf
@@ -192,22 +193,28 @@ class FacetPools:
         forms += [v for vs in self.written(facet.all_spellings()).values() for v in vs if v not in forms]
         words = [tokens(f) for f in forms]
         joined = ["".join(w) for w in words if len(w) > 1]
-        held = [[w for w in tokens(s) if w not in STOPWORDS and w not in RELATIONAL] for s in forms] if loose else []
+        held = [([w for w in t if w not in STOPWORDS and w not in RELATIONAL], t) for t in words] if loose else []
         apart = self._apart(forms)
-        same = self.same_terms({w for ws in [*words, *held] for w in ws} | set(joined) | {b for _, _, b in apart})
+        same = self.same_terms({w for ws in words for w in ws} | set(joined) | {b for _, _, b in apart})
         for form in forms:  # (an acronym is itself or its plural, never a word it stems to: "ats" is not "at")
             if (core := acronym_core(form.strip()).lower()) and core in same:
                 same[core] = [v for v in same[core] if v in (core, core + "s")]
             if core and core + "s" in same:
                 same[core + "s"] = [v for v in same[core + "s"] if v in (core, core + "s")]
-        phrases = [[same[w] for w in ws] for ws in words if ws] + [[same[j]] for j in joined]
-        # (a word written as two: the second in any form that keeps the whole the same term, "fine-tuned")
-        phrases += [[[a], [v for v in same[b] if same_term(w, a + v)]] for w, a, b in apart]
+        # (a form that is, or the corpus also writes as, one word takes a process noun's -ing forms only: states)
+        one = one_words(forms)
+        alone = {w: [v for v in same[w] if same_term(w, v, True)] for w in same}
+        phrases = [[(alone if "".join(ws) in one else same)[w] for w in ws] for ws in words if ws]
+        phrases += [[alone[j]] for j in joined]
+        # (a word written as two: the second in any form that keeps the whole the same term, "fine tuning")
+        phrases += [[[a], [v for v in same[b] if same_term(w, a + v, True)]] for w, a, b in apart]
         if not all(_bounded(p) for p in phrases):
             return None
         found = self.index.surface_ids(phrases, in_a_row=True)
         if loose:
-            found |= self.index.surface_ids([[same[w] for w in ws] for ws in held if ws], in_a_row=False)
+            found |= self.index.surface_ids(
+                [[(alone if "".join(t) in one else same)[w] for w in ws] for ws, t in held if ws], in_a_row=False
+            )
         return found
 
     def written(self, phrases: Sequence[str]) -> dict[str, list[str]]:

@@ -79,6 +79,8 @@ def phrase_coverage(phrase: str, text: str, whole: bool = False) -> float:
     an -ing form ("samples" covers no part of "sampling", as it states none of it)."""
     words = tokens(phrase)
     if (whole or len(words) == 1) and any(process_word(w) for w in words):
+        if not states(text, phrase, whole=True):  # (most candidates: one look at the text)
+            return 0.0
         return float(any(states(sentence, phrase, whole=True) for sentence, _ in sentence_words(text)))
     return coverage(topic_units(phrase), text)
 

@@ -1,6 +1,6 @@
 """A process noun asked as a word of its own ("sampling", "pretraining", "fine-tuning" where the corpus also writes
 "finetuning") is met by its -ing forms only: a paper with "samples" or "pretrained models" uses the product of the
-process, not the process (:func:`askpapers.vectorstore.text.same_term`'s ``process``). Inside a phrase the words
+process, not the process (:func:`askpapers.vectorstore.terms.same_term`'s ``process``). Inside a phrase the words
 before it pin the sense, so "language models" still states "language modeling". However the question spells the
 word (joined, hyphenated or apart), the answer is the same; the count of a large set agrees (tests/test_large_sets.py
 asks these questions too)."""
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from askpapers.vectorstore.text import same_term
+from askpapers.vectorstore.terms import same_term
 from tests.conftest import memory_app, with_filler
 from tests.test_match import FILLER
 

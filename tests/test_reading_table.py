@@ -23,6 +23,7 @@ import askpapers.rag.read.query as query
 import askpapers.rag.read.resolve as resolve
 import askpapers.rag.read.topicality as topicality
 import askpapers.rag.report.examples as examples
+import askpapers.vectorstore.terms as terms
 from askpapers.rag.settings import SECTION_PREFIX, settings_rows
 from tests.conftest import ROOT
 
@@ -42,6 +43,7 @@ MODULES: tuple[ModuleType, ...] = (
     evidence,
     acronyms,
     membership,
+    terms,
     frames,
 )
 UPPER = re.compile(r"_?[A-Z][A-Z0-9_]*")
@@ -91,7 +93,7 @@ def test_the_table_finds_the_constants_it_is_about() -> None:
     kinds = [
         ("GLUE", "resolve"), ("EXAMPLE_CUES", "parse"), ("MAX_SPELLINGS", "expand"), ("COINED_PAPERS", "query"),
         ("REQUEST_WORDS", "cues"), ("TOKEN", "cues"), ("_NAME", "cues"), ("TOPICAL", "topicality"),
-        ("CUT", "membership"), ("FEATURES", "membership"), ("GREETINGS", "frames"),
+        ("CUT", "membership"), ("FEATURES", "membership"), ("GREETINGS", "frames"), ("_PROCESS", "terms"),
     ]  # fmt: skip
     for pair in kinds:
         assert pair in found

@@ -11,7 +11,7 @@ import pytest
 
 from askpapers.rag.decide.match import FacetMatcher
 from askpapers.rag.decide.membership import shipped
-from askpapers.vectorstore.text import respelled, spelling_forms
+from askpapers.vectorstore.terms import respelled, spelling_forms
 from tests.conftest import memory_app, with_filler
 from tests.test_match import FILLER
 
@@ -106,7 +106,8 @@ def test_a_word_written_apart_is_found_as_every_pair_of_words_finds_it() -> None
     from itertools import pairwise
 
     from askpapers.rag.decide.evidence import _written_apart
-    from askpapers.vectorstore.text import SPLIT_MIN, same_term, tokens
+    from askpapers.vectorstore.terms import SPLIT_MIN, same_term
+    from askpapers.vectorstore.text import tokens
 
     def every_pair(words: tuple[str, ...], word: str) -> bool:
         return any(len(a) >= SPLIT_MIN and len(b) >= SPLIT_MIN and len(a) < len(word) and word.startswith(a)

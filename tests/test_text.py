@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from askpapers.vectorstore.parse import parse_paths
+from askpapers.vectorstore.terms import same_term
 from askpapers.vectorstore.text import (
     STOPWORDS,
     contains_phrase,
@@ -18,7 +19,6 @@ from askpapers.vectorstore.text import (
     normalise,
     one_line,
     phrase_forms,
-    same_term,
     sentence_spans,
     sentences,
     stem,

@@ -1,6 +1,6 @@
 """Whether a text states a phrase, and which of its sentences show it: the surface-form tests the matcher
 (:mod:`rag.decide.match`) and the snippets (:mod:`rag.decide.snippets`) decide with. Stems find the places, and
-:func:`vectorstore.text.same_term` checks the words there."""
+:func:`vectorstore.terms.same_term` checks the words there."""
 
 from __future__ import annotations
 
@@ -12,16 +12,13 @@ from typing import TypeVar
 from askpapers.rag.decide.acronyms import acronym_core, short_acronym, worded_acronym
 from askpapers.rag.read.cues import RELATIONAL
 from askpapers.rag.settings import AnswerSettings
+from askpapers.vectorstore.terms import SPLIT_MIN, process_word, same_term, spelling_forms
 from askpapers.vectorstore.text import (
-    SPLIT_MIN,
     STOPWORDS,
     contains_phrase,
     content_stems,
     phrase_forms,
-    process_word,
-    same_term,
     sentence_spans,
-    spelling_forms,
     stem,
     stems,
     tokens,
@@ -205,7 +202,7 @@ def as_one_word(phrase: str, words: frozenset[str]) -> bool:
 def states(text: str, phrase: str, as_written: bool = False, whole: bool = False) -> bool:
     """Whether ``text`` states ``phrase``: its words in a row, each the same term as the phrase's word.
 
-    Stems find the places; :func:`vectorstore.text.same_term` checks the surface forms there, so "conformal
+    Stems find the places; :func:`vectorstore.terms.same_term` checks the surface forms there, so "conformal
     prediction" is not found in "conformer prediction", while "differentially private" finds "differentially
     private models". A joined spelling ("metalearning" for "meta-learning", and the other way round) counts. An
     acronym is the word itself, alone, in the plural or in a compound, never a word it stems to ("ATS", defined by
@@ -214,7 +211,7 @@ def states(text: str, phrase: str, as_written: bool = False, whole: bool = False
     (:func:`~rag.decide.acronyms.worded_acronym`: "CLIP", not "clip") or, with ``as_written``, when the papers
     define it (the matcher's forms, not the spelling asked: "NODEs", not "nodes"). A phrase of one word, or
     ``whole`` (one the corpus also writes as one word), is a word of its own: an -ing form in it takes only its -ing
-    forms (:func:`~vectorstore.text.same_term`'s ``process``: "sampling" is not stated by "samples").
+    forms (:func:`~vectorstore.terms.same_term`'s ``process``: "sampling" is not stated by "samples").
     """
     if len(phrase) <= 3 and (core := short_acronym(phrase)):  # two capitals ("RL"): as written ("rl", "kg": any)
         return _short_in(core, text)
@@ -258,7 +255,7 @@ def _short_in(acronym: str, text: str) -> bool:
 
 
 def _written_apart(words: tuple[str, ...], word: str) -> bool:
-    """Whether two words in a row, each of at least :data:`~vectorstore.text.SPLIT_MIN` letters, spell ``word``: the
+    """Whether two words in a row, each of at least :data:`~vectorstore.terms.SPLIT_MIN` letters, spell ``word``: the
     first its start, the two together the same term ("fine tuning", "fine tuned" of "finetuning"; "fine-tuning" is
     also found by joining the text's hyphenated words). (Each start of ``word`` is looked for by a scan in C: testing
     every pair of words in Python took a quarter of a first-time answer at 50k papers.)"""
@@ -282,7 +279,7 @@ def _joined_index(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
 
 @lru_cache(maxsize=4096)
 def _first_stems(word: str) -> tuple[str, ...]:
-    """The stems a word's spellings take (:func:`~vectorstore.text.spelling_forms`), its own first."""
+    """The stems a word's spellings take (:func:`~vectorstore.terms.spelling_forms`), its own first."""
     return tuple(dict.fromkeys(stem(w) for w in spelling_forms(word)))
 
 

@@ -25,18 +25,16 @@ from askpapers.rag.read.lexicon import zipf
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.settings import AnswerSettings
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import (
+from askpapers.vectorstore.terms import (
     RESPELLINGS,
-    STOPWORDS,
     respelled,
     same_term,
     splits,
-    stems,
     term_stems,
-    tokens,
     written_form_words,
     written_forms,
 )
+from askpapers.vectorstore.text import STOPWORDS, stems, tokens
 from askpapers.vectorstore.types import ChunkHit, Filters
 
 NEAR_MAX = 2000  # papers checked by embedding for a facet they do not state
@@ -185,7 +183,7 @@ class FacetPools:
         """The papers the index shows to meet the facet without its embedding, as the matcher reads a paper
         (:meth:`~rag.decide.match.FacetMatcher.meets`): those stating one of its spellings, an acronym or long form
         the corpus defines for them (:meth:`defined_forms`) or one of ``cores``, each word in a form that is the
-        same term (:func:`~vectorstore.text.same_term`: "transformers" finds "transformer", not "transformation");
+        same term (:func:`~vectorstore.terms.same_term`: "transformers" finds "transformer", not "transformation");
         with ``loose``, also those holding every content word of a spelling anywhere. Found in the index's table of
         the words as written, from the forms its vocabulary holds; not restricted by ``filters`` (they choose
         the acronyms read). None when a spelling's words take too many forms to ask for (:data:`SURFACE_PHRASES`)."""
@@ -220,7 +218,7 @@ class FacetPools:
     def written(self, phrases: Sequence[str]) -> dict[str, list[str]]:
         """Each phrase of several words written another way the corpus states: a word of it as two words the
         corpus uses, or two of its words as one ("multi agent reinforcement learning" of "multiagent reinforcement
-        learning", and the other way round), at most :data:`~vectorstore.text.RESPELLINGS` each. (The pool, the
+        learning", and the other way round), at most :data:`~vectorstore.terms.RESPELLINGS` each. (The pool, the
         matcher's variants and the count of a large set all ask: looked up once per phrases and store revision.)"""
         key = (self.index.seen_revision, tuple(phrases))
         if (got := self._written.get(key)) is not None:

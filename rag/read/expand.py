@@ -20,7 +20,8 @@ from askpapers.rag.read.lexicon import Lexicon
 from askpapers.rag.read.parse import Unit
 from askpapers.rag.read.topicality import nominal
 from askpapers.rag.types import Facet
-from askpapers.vectorstore.text import same_term, stems, tokens, written_form_words, written_forms
+from askpapers.vectorstore.terms import same_term, written_form_words, written_forms
+from askpapers.vectorstore.text import stems, tokens
 
 MAX_SPELLINGS = 12  # spellings tried per alternative
 

@@ -21,15 +21,8 @@ from askpapers.rag.retrieve.index import LexicalStats
 from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
 from askpapers.vectorstore.errors import StoreError
-from askpapers.vectorstore.text import (
-    RESPELLINGS,
-    respelled,
-    same_term,
-    term_stems,
-    tokens,
-    written_form_words,
-    written_forms,
-)
+from askpapers.vectorstore.terms import RESPELLINGS, respelled, same_term, term_stems, written_form_words, written_forms
+from askpapers.vectorstore.text import tokens
 from askpapers.vectorstore.types import Filters
 
 log = logging.getLogger("askpapers")
@@ -238,7 +231,7 @@ class CorpusLexicon:
 
     def _written(self, phrase: str) -> list[str]:
         """The phrase with a word written as two the corpus uses ("multi agent" of "multiagent"), or two words
-        written as one it uses ("multiagent" of "multi agent"), at most :data:`~vectorstore.text.RESPELLINGS`."""
+        written as one it uses ("multiagent" of "multi agent"), at most :data:`~vectorstore.terms.RESPELLINGS`."""
         words = tokens(phrase)
         self.prime(written_form_words(words))
         return written_forms(words, lambda w: self.df(w) > 0)[:RESPELLINGS]

@@ -32,7 +32,8 @@ import numpy as np
 from wordfreq import zipf_frequency
 
 from askpapers.vectorstore.key_phrases import is_head, noun_groups
-from askpapers.vectorstore.text import STOPWORDS, same_term
+from askpapers.vectorstore.terms import same_term
+from askpapers.vectorstore.text import STOPWORDS
 from askpapers.vectorstore.types import Paper
 
 log = logging.getLogger("askpapers")

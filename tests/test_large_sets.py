@@ -14,8 +14,8 @@ from askpapers.rag.decide import match
 from askpapers.rag.decide.match import FacetMatcher
 from askpapers.rag.decide.membership import shipped
 from tests.conftest import memory_app, with_filler
+from tests.test_derived_nouns import NOUNS
 from tests.test_match import FILLER, PAPERS
-from tests.test_process_nouns import PROCESS
 from tests.test_spellings import PAPERS as SPELLINGS
 
 # words of one stem in other senses: "transformers" is not "transformation", "transform" or "transforms"
@@ -30,8 +30,8 @@ EXTRA = {
     "ts-at": ("Failure modes", "Language models fail at long contexts and at arithmetic."),
     # British and American spellings, compounds written as one word, hyphenated or apart (tests/test_spellings.py)
     **SPELLINGS,
-    # process nouns asked alone ("sampling" is not stated by "samples"; tests/test_process_nouns.py)
-    **PROCESS,
+    # derived nouns asked alone ("sampling" is not stated by "samples"; tests/test_derived_nouns.py)
+    **NOUNS,
 }
 QUESTIONS = [
     "Which papers build generative models with variational inference?",
@@ -59,6 +59,7 @@ QUESTIONS = [
     "Which papers study pre-training?",
     "Which papers study fine tuning?",
     "Which papers study language modeling?",
+    "Which papers study relations?",
 ]
 
 
@@ -111,6 +112,7 @@ def _same_set_counted_or_checked(app: Any, matcher: FacetMatcher, monkeypatch: p
     assert {"tf-series", "tf-vision"} <= transformers and not {"tf-tabular", "tf-coding"} & transformers
     assert {"bo-us", "bo-uk", "bo-uk2"} <= set(every["Which papers use Bayesian optimization?"].ids)
     assert not {"smp-n1", "smp-n2"} & set(every["Which papers study sampling?"].ids)
+    assert "rel-n" not in every["Which papers study relations?"].ids
 
 
 def test_an_answer_counts_the_unread_papers_and_carries_their_ids(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -93,7 +93,7 @@ def test_the_table_finds_the_constants_it_is_about() -> None:
     kinds = [
         ("GLUE", "resolve"), ("EXAMPLE_CUES", "parse"), ("MAX_SPELLINGS", "expand"), ("COINED_PAPERS", "query"),
         ("REQUEST_WORDS", "cues"), ("TOKEN", "cues"), ("_NAME", "cues"), ("TOPICAL", "topicality"),
-        ("CUT", "membership"), ("FEATURES", "membership"), ("GREETINGS", "frames"), ("_PROCESS", "terms"),
+        ("CUT", "membership"), ("FEATURES", "membership"), ("GREETINGS", "frames"), ("_NOUN_FORMS", "terms"),
     ]  # fmt: skip
     for pair in kinds:
         assert pair in found

@@ -19,11 +19,13 @@ _INFLECTIONS = frozenset({"", "s", "es", "e", "ed", "d", "ing", "ings", "ly"})
 _ADJECTIVAL = frozenset({"", "s", "ic", "ics", "ical", "ically"})  # robot, robotic, robotics
 # a verb and its nouns: "hallucinate", "hallucination"; "predict", "prediction"; "quantize", "quantization"
 _VERBAL = frozenset({"", "e", "s", "es", "ed", "ing", "ate", "ates", "ated", "ating", "ation", "ations", "ion", "ions"})
-# A process noun asked as one word ("sampling", "pretraining"; "fine-tuning" where the corpus also writes
-# "finetuning") is met only by its own -ing forms: its other forms are mostly another noun or a state ("samples",
-# "pretrained models", "a plan", "large-scale"). Inside a phrase the words before it pin the sense: "language models"
-# state "language modeling", "Gaussian splats" "Gaussian splatting" (see same_term's ``process``).
-_PROCESS = frozenset({"ing", "ings"})
+# A derived noun asked as a word of its own ("sampling", "pretraining", "relations", "demonstrations"; "fine-tuning"
+# where the corpus also writes "finetuning") is met only by its own noun forms, singular or plural: its verb and
+# adjective forms are mostly another use ("samples", "pretrained models", "related work", "we demonstrate", "navigate
+# a trade-off"). Inside a phrase the words before it pin the sense: "language models" state "language modeling",
+# "Gaussian splats" "Gaussian splatting" (see same_term's ``alone``).
+_NOUN_FORMS = {suffix: forms for forms in map(frozenset, [("ing", "ings"), ("ion", "ions"), ("ation", "ations")])
+               for suffix in forms}  # fmt: skip
 _SPELLING = (
     (re.compile(r"isation"), "ization"),
     (re.compile(r"is(e|ed|es|ing)$"), r"iz\1"),
@@ -148,9 +150,9 @@ def _y_suffix(suffix: str, root: str) -> str:
 
 
 @lru_cache(maxsize=200_000)
-def same_term(a: str, b: str, process: bool = False) -> bool:
-    """Whether two lower-case words are the same term (see the rules above). With ``process`` (``a`` is asked as a
-    word of its own), an -ing form ``a`` takes only -ing forms (:data:`_PROCESS`)."""
+def same_term(a: str, b: str, alone: bool = False) -> bool:
+    """Whether two lower-case words are the same term (see the rules above). With ``alone`` (``a`` is asked as a
+    word of its own), a derived noun ``a`` takes only its noun forms (:data:`_NOUN_FORMS`)."""
     if a == b:
         return True
     a, b = spelled(a), spelled(b)
@@ -158,7 +160,7 @@ def same_term(a: str, b: str, process: bool = False) -> bool:
     if ra != rb:
         return False
     sa, sb = _y_suffix(_suffix(a, ra), ra), _y_suffix(_suffix(b, rb), rb)
-    if process and sa in _PROCESS and sb not in _PROCESS:
+    if alone and sa in _NOUN_FORMS and sb not in _NOUN_FORMS[sa]:
         return False
     if sa == sb:
         return True
@@ -171,9 +173,9 @@ def same_term(a: str, b: str, process: bool = False) -> bool:
     )
 
 
-def process_word(word: str) -> bool:
-    """Whether a lower-case word is an -ing form (:data:`_PROCESS`: "sampling", "embeddings"), which
-    :func:`same_term`'s ``process`` keeps to its -ing forms."""
+def derived_noun(word: str) -> bool:
+    """Whether a lower-case word is a derived noun (:data:`_NOUN_FORMS`: "sampling", "embeddings", "relations"),
+    which :func:`same_term`'s ``alone`` keeps to its noun forms."""
     base = spelled(word)
     root = stem(base)
-    return _y_suffix(_suffix(base, root), root) in _PROCESS
+    return _y_suffix(_suffix(base, root), root) in _NOUN_FORMS

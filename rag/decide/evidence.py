@@ -12,7 +12,7 @@ from typing import TypeVar
 from askpapers.rag.decide.acronyms import acronym_core, short_acronym, worded_acronym
 from askpapers.rag.read.cues import RELATIONAL
 from askpapers.rag.settings import AnswerSettings
-from askpapers.vectorstore.terms import SPLIT_MIN, process_word, same_term, spelling_forms
+from askpapers.vectorstore.terms import SPLIT_MIN, derived_noun, same_term, spelling_forms
 from askpapers.vectorstore.text import (
     STOPWORDS,
     contains_phrase,
@@ -72,10 +72,10 @@ def _topic_units(topic: str) -> tuple[str, ...]:
 
 def phrase_coverage(phrase: str, text: str, whole: bool = False) -> float:
     """:func:`coverage` of the phrase's :func:`topic_units`; but a phrase asked as a word of its own (one word, or
-    ``whole``: see :func:`states`) with an -ing form in it covers a sentence only where the sentence states it, in
-    an -ing form ("samples" covers no part of "sampling", as it states none of it)."""
+    ``whole``: see :func:`states`) with a derived noun in it covers a sentence only where the sentence states it, in
+    a noun form ("samples" covers no part of "sampling", as it states none of it)."""
     words = tokens(phrase)
-    if (whole or len(words) == 1) and any(process_word(w) for w in words):
+    if (whole or len(words) == 1) and any(derived_noun(w) for w in words):
         if not states(text, phrase, whole=True):  # (most candidates: one look at the text)
             return 0.0
         return float(any(states(sentence, phrase, whole=True) for sentence, _ in sentence_words(text)))
@@ -210,8 +210,9 @@ def states(text: str, phrase: str, as_written: bool = False, whole: bool = False
     "LLaMA"), but only as written or in capitals when it is an English word in lower case
     (:func:`~rag.decide.acronyms.worded_acronym`: "CLIP", not "clip") or, with ``as_written``, when the papers
     define it (the matcher's forms, not the spelling asked: "NODEs", not "nodes"). A phrase of one word, or
-    ``whole`` (one the corpus also writes as one word), is a word of its own: an -ing form in it takes only its -ing
-    forms (:func:`~vectorstore.terms.same_term`'s ``process``: "sampling" is not stated by "samples").
+    ``whole`` (one the corpus also writes as one word), is a word of its own: a derived noun in it takes only its
+    noun forms (:func:`~vectorstore.terms.same_term`'s ``alone``: "sampling" is not stated by "samples", nor
+    "relations" by "related").
     """
     if len(phrase) <= 3 and (core := short_acronym(phrase)):  # two capitals ("RL"): as written ("rl", "kg": any)
         return _short_in(core, text)

@@ -199,7 +199,7 @@ class FacetPools:
                 same[core] = [v for v in same[core] if v in (core, core + "s")]
             if core and core + "s" in same:
                 same[core + "s"] = [v for v in same[core + "s"] if v in (core, core + "s")]
-        # (a form that is, or the corpus also writes as, one word takes a process noun's -ing forms only: states)
+        # (a form that is, or the corpus also writes as, one word takes a derived noun's noun forms only: states)
         one = one_words(forms)
         alone = {w: [v for v in same[w] if same_term(w, v, True)] for w in same}
         phrases = [[(alone if "".join(ws) in one else same)[w] for w in ws] for ws in words if ws]

@@ -184,3 +184,41 @@ def test_two_turns_in_any_wording_find_what_one_question_finds(small_list: Any, 
     for wording in FOLLOW_UPS:
         _, two = _two_turns(small_list, f"Which papers use {a}?", wording.format(b=b))
         assert set(two.paper_ids) == set(one.paper_ids), (wording, two.text[:200])
+
+
+# a verb that acts on the previous answer, with the pronoun it acts on: generated wordings (tests below)
+ACTS = ["{v} {p} down to {b}", "{v} {p} to {b}", "{v} {p} by {b}"]
+ACT_VERBS = {0: ["narrow", "cut", "whittle", "boil"], 1: ["restrict", "limit", "reduce", "narrow"],
+             2: ["filter", "screen"]}  # fmt: skip
+ACTING = {"narrow", "filter", "cut", "restrict", "limit", "reduce", "whittle", "boil", "screen", "down"}
+ACT_FRAMES = ["{}", "Can you {}?", "Please {}", "Now {}", "Could you {} please?", "ok, {}"]
+
+
+def acting_wordings(n: int, seed: int) -> list[str]:
+    """``n`` follow-ups, drawn with ``seed`` from every verb × pronoun × frame: "Can you whittle them down to {b}?"."""
+    import random
+
+    every = [frame.format(ACTS[k].format(v=v, p=p, b="{b}"))
+             for k, verbs in ACT_VERBS.items() for v in verbs
+             for p in ("it", "that", "this", "them", "those", "these") for frame in ACT_FRAMES]  # fmt: skip
+    every = [w[0].upper() + w[1:] for w in every]
+    assert len(set(every)) == len(every) == 10 * 6 * len(ACT_FRAMES)
+    return random.Random(seed).sample(every, n)
+
+
+@pytest.mark.parametrize("a,b", PAIRS)
+def test_a_verb_acting_on_the_previous_answer_narrows_it(small_list: Any, a: str, b: str) -> None:
+    """A metamorphic property over generated follow-ups: a verb acting on the previous answer ("Narrow it down to
+    B", "Can you filter those by B?") narrows it as "Which of those are about B?" does. The verb is no topic (it had
+    gated: "Filter them to B"), and a question pointing back with "it" or "that" is a follow-up (it had searched the
+    whole corpus)."""
+    _, want = _two_turns(small_list, f"Which papers use {a}?", f"Which of those are about {b}?")
+    assert want.paper_ids and want.text.startswith("Of the "), want.text[:200]
+    for wording in acting_wordings(12, seed=PAIRS.index((a, b))):
+        question = wording.format(b=b)
+        plan = small_list.read(question)
+        assert plan.followup, question
+        words = {w.lower() for f in plan.facets for alt in f.alternatives for w in alt.split()}
+        assert not words & ACTING, (question, plan.facets)
+        _, got = _two_turns(small_list, f"Which papers use {a}?", question)
+        assert set(got.paper_ids) == set(want.paper_ids), (question, got.text[:200])

@@ -89,6 +89,9 @@ SUBORDINATORS = frozenset({"if", "unless", "whether", "because", "although", "th
 # "X to Y" is not read as the term "Y X" when X is one ("up to speed" is not "speed up")
 PARTICLES = frozenset({"up", "down", "out", "off", "away", "back", "along"})
 DEMONSTRATIVES = frozenset({"this", "these", "those"})  # ("that" is as often a relative pronoun: "papers that use X")
+# what a verb acts on when it acts on the previous answer ("Narrow *it* down to X", "Filter *them* by X", "Can you
+# cut *that* down to X?"): a pronoun, an object of the verb (see `parse.points_back` and `_imperative`)
+POINTERS = frozenset({"it", "that", "this", "them", "those", "these"})
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
 OVERVIEW_WORDS = {
     "summarise": "summary", "summarize": "summary", "summary": "summary", "summaries": "summary",
@@ -308,6 +311,7 @@ ASKED = frozenset({"you", "u", "ya", "i", "anyone", "anybody", "someone", "someb
 SUBJECT_AUXILIARIES = frozenset(
     {("im",), ("ive",), ("weve",), ("id",), ("i", "am"), ("we", "are"), ("i", "was")}
 )  # (I'm, I've, we've, I'd, as one token once normalised)
+OPENERS = frozenset({"so", "and", "but", "then", "now", "also", "anyway"})  # words a clause may open with
 BEFORE_VERB = frozenset(
     {"please", "pls", "plz", "also", "just", "maybe", "perhaps", "here", "else", "ever", "really", "been"}
 )
@@ -384,13 +388,17 @@ def asked_verbs(toks: list[Tok]) -> set[int]:
 
 def _verb(toks: list[Tok], j: int) -> tuple[int, set[int]]:
     """The verb of a clause from position ``j`` on, past `BEFORE_VERB` words and adverbs: its position, and those of
-    it and of a particle after it ("dig *up*"); none when the word there is a request word or a stop-word (the
-    verb itself, whose topic stays: "Do you *have* GAN papers?")."""
+    it and of a particle after it ("dig *up*", "cut that *down*"); none when the word there is a request word or a
+    stop-word (the verb itself, whose topic stays: "Do you *have* GAN papers?")."""
     while j < len(toks) and (toks[j].low in BEFORE_VERB or adverb(toks[j].low)):
         j += 1
     if not (j < len(toks) and toks[j].word and toks[j].low not in STOPWORDS and toks[j].low not in REQUEST_WORDS):
         return j, set()
-    return j, {j, j + 1} if j + 1 < len(toks) and toks[j + 1].low in PARTICLES else {j}
+    if j + 1 < len(toks) and toks[j + 1].low in PARTICLES:
+        return j, {j, j + 1}
+    if j + 2 < len(toks) and toks[j + 1].low in POINTERS and toks[j + 2].low in PARTICLES:
+        return j, {j, j + 2}  # ("Can you cut that *down* to X?")
+    return j, {j}
 
 
 def loose_adverbs(toks: list[Tok]) -> set[int]:
@@ -443,7 +451,11 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
     start so ("scale up transformers" is left as it is). So does a word where a clause starts when a determiner or an
     object pronoun follows it ("*Gather* the literature on X", "*Surface* the work on X"): no topic of English
     opens with a noun and "the"."""
-    starts = i == 0 or not toks[i - 1].word or toks[i - 1].low in BEFORE_VERB
+    starts = i == 0 or not toks[i - 1].word or toks[i - 1].low in BEFORE_VERB or toks[i - 1].low in OPENERS
+    # (not starts_clause: after "can you" the verb is `asked_verbs`' own)
+    if starts and toks[i].word and toks[i + 1].low in POINTERS and _plain_verb(toks[i]) and acts_on(toks, i + 1):
+        # "*Filter* them by X", "*Narrow* it *down* to X": a verb that acts on the previous answer, and its particle
+        return {i, i + 2} if i + 2 < len(toks) and toks[i + 2].low in PARTICLES else {i}
     if starts and toks[i].word and toks[i + 1].low in DETERMINERS and _plain_verb(toks[i]):
         return {i}  # "*Gather* the literature on X", "*Recommend* some reading on X"
     if not (starts and toks[i].word and toks[i + 1].low in PARTICLES):
@@ -453,6 +465,21 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
     if asks or not topic_word(after):
         return {i, i + 1}
     return set()
+
+
+def acts_on(toks: list[Tok], j: int) -> bool:
+    """Whether the pronoun at ``j`` is what the verb before it acts on: a particle or a link follows ("narrow it
+    *down*", "filter them *by* X"), not a word it is the subject of or points at ("show that *diffusion* helps",
+    "this *paper*"), nor the end of the question ("…, appreciate it")."""
+    return j + 1 < len(toks) and (toks[j + 1].low in PARTICLES or toks[j + 1].low in LINKS)
+
+
+def starts_clause(toks: list[Tok], i: int) -> bool:
+    """Whether the word at ``i`` opens a clause: the question's start, after punctuation, after a `BEFORE_VERB`
+    word or an opener ("please narrow …", "now filter …"), or after an auxiliary and who asks ("can you narrow …")."""
+    if i == 0 or not toks[i - 1].word or toks[i - 1].low in BEFORE_VERB or toks[i - 1].low in OPENERS:
+        return True
+    return i > 1 and toks[i - 1].low in ASKED and toks[i - 2].low in AUXILIARIES
 
 
 def _plain_verb(t: Tok) -> bool:

@@ -26,7 +26,9 @@ from askpapers.rag.read.cues import (
     LINKS,
     NOT_WORDS,
     OBJECTS,
+    OPENERS,
     OR_WORDS,
+    POINTERS,
     POINTING_BACK,
     QUESTION_STARTS,
     RELATIONAL_VERBS,
@@ -37,8 +39,10 @@ from askpapers.rag.read.cues import (
     WANTS,
     WISHES,
     Tok,
+    acts_on,
     adverb,
     is_name,
+    starts_clause,
     topic_word,
     verb_form,
     verb_lemmas,
@@ -306,8 +310,30 @@ def slot_at(toks: list[Tok], skip: set[int]) -> int:
 
 # the asker as the subject of a clause ("*I* plan to benchmark models", "*We* are evaluating …", "*My* group is …")
 FIRST_PERSON = frozenset({"i", "im", "ive", "id", "ill", "we", "weve", "my", "our"})
-OPENERS = frozenset({"so", "and", "but", "then", "now", "also", "anyway"})  # words a clause may open with
 SENTENCE_ENDS = frozenset(".;:!?\u2013\u2014-")  # ("-" only as typed with a space on both sides: a token)
+
+
+def points_back(toks: list[Tok]) -> bool:
+    """Whether the question is about the previous answer: it names it ("those", "the above", "the previous ones":
+    `ANAPHORA`), a verb acts on it ("Narrow *it* down to X", "Can you cut *that* down to X?", "Reduce *it* to X":
+    a `POINTERS` pronoun after a word that opens a clause and is no stop-word, with a particle or a link after it),
+    or it asks for "only" some of them ("Only X", "Now only X")."""
+    lows = [t.low for t in toks]
+    if ANAPHORA & set(lows):
+        return True
+    words = [t.low for t in toks if t.word]
+    first = next((k for k, w in enumerate(words) if w not in OPENERS), len(words))
+    if words[first : first + 1] == ["only"] and len(lows) < 8:
+        return True
+    return any(
+        t.low in POINTERS
+        and i > 0
+        and toks[i - 1].word
+        and toks[i - 1].low not in STOPWORDS
+        and starts_clause(toks, i - 1)
+        and acts_on(toks, i)
+        for i, t in enumerate(toks)
+    )
 
 
 def clauses(toks: list[Tok]) -> list[range]:

@@ -24,7 +24,6 @@ each facet). :func:`plan` runs them; :mod:`.reader` puts them behind one interfa
 from __future__ import annotations
 
 from askpapers.rag.read.cues import (
-    ANAPHORA,
     NOT_WORDS,
     REQUEST_WORDS,
     TOKEN,
@@ -49,6 +48,7 @@ from askpapers.rag.read.parse import (
     context_clauses,
     corrected,
     grouped,
+    points_back,
     segments,
     slot_at,
     topic_slot,
@@ -82,12 +82,12 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     spelled = {i + 1 for i in acronyms} | {i for i, t in enumerate(toks) if t.protected >= 0}
     coined = [t.text for i, t in enumerate(toks) if t.word and is_name(t.text) and i not in spelled
               and lexicon.df(t.text.lower()) <= COINED_PAPERS]  # fmt: skip
-    followup = bool(ANAPHORA & set(lows)) or (lows[:1] == ["only"] and len(lows) < 8)
+    followup = points_back(toks)
 
     def glue(word: str, neighbour: list[str], before: bool, last: bool) -> bool:
         return glued(word, neighbour, before, lexicon, last)
 
-    is_framed = framed(toks)
+    is_framed = framed(toks) or followup  # (a question about the previous answer asks: "Filter them by X")
     shouted = not any(c.islower() for c in text)
     # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks
     # with ("Could you identify …") is no topic

@@ -72,13 +72,12 @@ def _topic_units(topic: str) -> tuple[str, ...]:
 
 def phrase_coverage(phrase: str, text: str, whole: bool = False) -> float:
     """:func:`coverage` of the phrase's :func:`topic_units`; but a phrase asked as a word of its own (one word, or
-    ``whole``: see :func:`states`) with a derived noun in it covers a sentence only where the sentence states it, in
-    a noun form ("samples" covers no part of "sampling", as it states none of it)."""
+    ``whole``: see :func:`states`) with a derived noun in it is covered only where it is stated, in a noun form
+    ("samples" covers no part of "sampling", as it states none of it). (A word is stated within a sentence: the text
+    is read once, not each sentence again.)"""
     words = tokens(phrase)
     if (whole or len(words) == 1) and any(derived_noun(w) for w in words):
-        if not states(text, phrase, whole=True):  # (most candidates: one look at the text)
-            return 0.0
-        return float(any(states(sentence, phrase, whole=True) for sentence, _ in sentence_words(text)))
+        return float(states(text, phrase, whole=True))
     return coverage(topic_units(phrase), text)
 
 

@@ -451,8 +451,7 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
     start so ("scale up transformers" is left as it is). So does a word where a clause starts when a determiner or an
     object pronoun follows it ("*Gather* the literature on X", "*Surface* the work on X"): no topic of English
     opens with a noun and "the"."""
-    starts = i == 0 or not toks[i - 1].word or toks[i - 1].low in BEFORE_VERB or toks[i - 1].low in OPENERS
-    # (not starts_clause: after "can you" the verb is `asked_verbs`' own)
+    starts = starts_clause(toks, i, after_asker=False)  # (after "can you" the verb is `asked_verbs`' own)
     if starts and toks[i].word and toks[i + 1].low in POINTERS and _plain_verb(toks[i]) and acts_on(toks, i + 1):
         # "*Filter* them by X", "*Narrow* it *down* to X": a verb that acts on the previous answer, and its particle
         return {i, i + 2} if i + 2 < len(toks) and toks[i + 2].low in PARTICLES else {i}
@@ -474,12 +473,13 @@ def acts_on(toks: list[Tok], j: int) -> bool:
     return j + 1 < len(toks) and (toks[j + 1].low in PARTICLES or toks[j + 1].low in LINKS)
 
 
-def starts_clause(toks: list[Tok], i: int) -> bool:
+def starts_clause(toks: list[Tok], i: int, after_asker: bool = True) -> bool:
     """Whether the word at ``i`` opens a clause: the question's start, after punctuation, after a `BEFORE_VERB`
-    word or an opener ("please narrow …", "now filter …"), or after an auxiliary and who asks ("can you narrow …")."""
+    word or an opener ("please narrow …", "now filter …"), or, with ``after_asker``, after an auxiliary and who
+    asks ("can you narrow …")."""
     if i == 0 or not toks[i - 1].word or toks[i - 1].low in BEFORE_VERB or toks[i - 1].low in OPENERS:
         return True
-    return i > 1 and toks[i - 1].low in ASKED and toks[i - 2].low in AUXILIARIES
+    return after_asker and i > 1 and toks[i - 1].low in ASKED and toks[i - 2].low in AUXILIARIES
 
 
 def _plain_verb(t: Tok) -> bool:

@@ -195,14 +195,17 @@ ACT_FRAMES = ["{}", "Can you {}?", "Please {}", "Now {}", "Could you {} please?"
 
 
 def acting_wordings(n: int, seed: int) -> list[str]:
-    """``n`` follow-ups, drawn with ``seed`` from every verb × pronoun × frame: "Can you whittle them down to {b}?"."""
+    """``n`` follow-ups, drawn with ``seed`` from every verb × what it acts on × frame: "Can you whittle them down to
+    {b}?", "Trim the list to {b}"."""
     import random
 
+    pronouns = ["it", "that", "this", "them", "those", "these"]
+    nouns = ["the list", "that list", "the results", "this selection"]  # (narrowed "to" or "down to", not "by")
     every = [frame.format(ACTS[k].format(v=v, p=p, b="{b}"))
              for k, verbs in ACT_VERBS.items() for v in verbs
-             for p in ("it", "that", "this", "them", "those", "these") for frame in ACT_FRAMES]  # fmt: skip
+             for p in pronouns + (nouns if k < 2 else []) for frame in ACT_FRAMES]  # fmt: skip
     every = [w[0].upper() + w[1:] for w in every]
-    assert len(set(every)) == len(every) == 10 * 6 * len(ACT_FRAMES)
+    assert len(set(every)) == len(every) == (10 * 6 + 8 * 4) * len(ACT_FRAMES)
     return random.Random(seed).sample(every, n)
 
 
@@ -214,7 +217,7 @@ def test_a_verb_acting_on_the_previous_answer_narrows_it(small_list: Any, a: str
     whole corpus)."""
     _, want = _two_turns(small_list, f"Which papers use {a}?", f"Which of those are about {b}?")
     assert want.paper_ids and want.text.startswith("Of the "), want.text[:200]
-    for wording in acting_wordings(12, seed=PAIRS.index((a, b))):
+    for wording in acting_wordings(16, seed=PAIRS.index((a, b))):
         question = wording.format(b=b)
         plan = small_list.read(question)
         assert plan.followup, question

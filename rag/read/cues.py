@@ -92,6 +92,9 @@ DEMONSTRATIVES = frozenset({"this", "these", "those"})  # ("that" is as often a 
 # what a verb acts on when it acts on the previous answer ("Narrow *it* down to X", "Filter *them* by X", "Can you
 # cut *that* down to X?"): a pronoun, an object of the verb (see `parse.points_back` and `_imperative`)
 POINTERS = frozenset({"it", "that", "this", "them", "those", "these"})
+# a noun for the previous answer, and what follows the answer a verb narrows ("trim *the list* to X")
+ANSWER_NOUNS = frozenset({"list", "results", "answer", "answers", "selection", "set"})
+NARROWING = frozenset({"to", "down"})
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
 OVERVIEW_WORDS = {
     "summarise": "summary", "summarize": "summary", "summary": "summary", "summaries": "summary",
@@ -396,8 +399,9 @@ def _verb(toks: list[Tok], j: int) -> tuple[int, set[int]]:
         return j, set()
     if j + 1 < len(toks) and toks[j + 1].low in PARTICLES:
         return j, {j, j + 1}
-    if j + 2 < len(toks) and toks[j + 1].low in POINTERS and toks[j + 2].low in PARTICLES:
-        return j, {j, j + 2}  # ("Can you cut that *down* to X?")
+    after = j + 1 + answer_object(toks, j + 1)
+    if after > j + 1 and after < len(toks) and toks[after].low in PARTICLES:
+        return j, {j, after}  # ("Can you cut that *down* to X?")
     return j, {j}
 
 
@@ -452,9 +456,12 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
     object pronoun follows it ("*Gather* the literature on X", "*Surface* the work on X"): no topic of English
     opens with a noun and "the"."""
     starts = starts_clause(toks, i, after_asker=False)  # (after "can you" the verb is `asked_verbs`' own)
-    if starts and toks[i].word and toks[i + 1].low in POINTERS and _plain_verb(toks[i]) and acts_on(toks, i + 1):
-        # "*Filter* them by X", "*Narrow* it *down* to X": a verb that acts on the previous answer, and its particle
-        return {i, i + 2} if i + 2 < len(toks) and toks[i + 2].low in PARTICLES else {i}
+    acted = answer_object(toks, i + 1)
+    if starts and acted and toks[i].word and _plain_verb(toks[i]) and toks[i].low not in REQUEST_WORDS:
+        # "*Filter* them by X", "*Narrow* it *down* to X", "*Cut* the list *down* to X": a verb that acts on the
+        # previous answer, and its particle
+        particle = i + 1 + acted
+        return {i, particle} if particle < len(toks) and toks[particle].low in PARTICLES else {i}
     if starts and toks[i].word and toks[i + 1].low in DETERMINERS and _plain_verb(toks[i]):
         return {i}  # "*Gather* the literature on X", "*Recommend* some reading on X"
     if not (starts and toks[i].word and toks[i + 1].low in PARTICLES):
@@ -466,11 +473,21 @@ def _imperative(toks: list[Tok], i: int) -> set[int]:
     return set()
 
 
-def acts_on(toks: list[Tok], j: int) -> bool:
-    """Whether the pronoun at ``j`` is what the verb before it acts on: a particle or a link follows ("narrow it
-    *down*", "filter them *by* X"), not a word it is the subject of or points at ("show that *diffusion* helps",
-    "this *paper*"), nor the end of the question ("…, appreciate it")."""
-    return j + 1 < len(toks) and (toks[j + 1].low in PARTICLES or toks[j + 1].low in LINKS)
+def answer_object(toks: list[Tok], j: int) -> int:
+    """How many tokens from ``j`` on name the previous answer as what the verb before them acts on (0: none): a
+    `POINTERS` pronoun with a particle or a link after it ("narrow *it* down", "filter *them* by X"; not a word it is
+    the subject of or points at, "show that *diffusion* helps", "this *paper*", nor the end of the question, "…,
+    appreciate it"), or a noun for the answer after a determiner or a pronoun, with "to" or "down" after it ("trim
+    *the list* to X", "cut *that list* down to X"; not "compare the approaches to X", which asks)."""
+    if j + 1 < len(toks) and toks[j].low in POINTERS and (toks[j + 1].low in PARTICLES or toks[j + 1].low in LINKS):
+        return 1
+    noun = (
+        j + 2 < len(toks)
+        and (toks[j].low in DETERMINERS or toks[j].low in POINTERS)
+        and toks[j + 1].low in ANSWER_NOUNS
+        and toks[j + 2].low in NARROWING
+    )
+    return 2 if noun else 0
 
 
 def starts_clause(toks: list[Tok], i: int, after_asker: bool = True) -> bool:

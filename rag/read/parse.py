@@ -28,7 +28,6 @@ from askpapers.rag.read.cues import (
     OBJECTS,
     OPENERS,
     OR_WORDS,
-    POINTERS,
     POINTING_BACK,
     QUESTION_STARTS,
     RELATIONAL_VERBS,
@@ -39,8 +38,8 @@ from askpapers.rag.read.cues import (
     WANTS,
     WISHES,
     Tok,
-    acts_on,
     adverb,
+    answer_object,
     is_name,
     starts_clause,
     topic_word,
@@ -316,8 +315,9 @@ SENTENCE_ENDS = frozenset(".;:!?\u2013\u2014-")  # ("-" only as typed with a spa
 def points_back(toks: list[Tok]) -> bool:
     """Whether the question is about the previous answer: it names it ("those", "the above", "the previous ones":
     `ANAPHORA`), a verb acts on it ("Narrow *it* down to X", "Can you cut *that* down to X?", "Reduce *it* to X":
-    a `POINTERS` pronoun after a word that opens a clause and is no stop-word, with a particle or a link after it),
-    or it asks for "only" some of them ("Only X", "Now only X")."""
+    a `POINTERS` pronoun after a word that opens a clause and is no stop-word or request word, with a particle or a
+    link after it; or a noun for the answer so, "Trim the list to X": `cues.answer_object`), or it asks for "only" some
+    of them ("Only X", "Now only X")."""
     lows = [t.low for t in toks]
     if ANAPHORA & set(lows):
         return True
@@ -326,13 +326,13 @@ def points_back(toks: list[Tok]) -> bool:
     if words[first : first + 1] == ["only"] and len(lows) < 8:
         return True
     return any(
-        t.low in POINTERS
-        and i > 0
+        i > 0
         and toks[i - 1].word
         and toks[i - 1].low not in STOPWORDS
+        and toks[i - 1].low not in REQUEST_WORDS
         and starts_clause(toks, i - 1)
-        and acts_on(toks, i)
-        for i, t in enumerate(toks)
+        and answer_object(toks, i) > 0
+        for i in range(len(toks))
     )
 
 

@@ -154,7 +154,7 @@ class FacetMatcher:
 
     def meets(
         self, p: Paper, facet: Facet, variants: dict[str, list[str]], dense: dict[str, ChunkHit], loose: bool = False,
-        cores: Sequence[str] | None = None,
+        cores: Sequence[str] | None = None, one: frozenset[str] | None = None,
     ) -> _FacetHit | None:  # fmt: skip
         """How the paper meets the facet through its best alternative (None when it does not).
 
@@ -163,13 +163,15 @@ class FacetMatcher:
         does one that states a shorter form of it (``cores``: the facet's :meth:`FacetPools.cores`, looked up here if
         not given; a caller matching many papers passes them, since each lookup counts phrases in the index). A
         facet alone is met, at that lower score, by a shorter form that is jargon (``cores``: its
-        :meth:`FacetPools.jargon`; "unlearning" of "machine unlearning"), by nothing looser.
+        :meth:`FacetPools.jargon`; "unlearning" of "machine unlearning"), by nothing looser. ``one``: the facet's
+        forms that are one word (:func:`_one_words`), worked out here if not given (a caller matching many papers
+        passes them).
         """
         text = _text_of(p)
         hit = dense.get(p.paper_id)
         sim, chunk = (hit.similarity, hit.text) if hit else (0.0, "")
         best: _FacetHit | None = None
-        one = _one_words(facet, variants)
+        one = _one_words(facet, variants) if one is None else one
         for group in facet.groups():
             # (the forms the papers define, not the spelling asked: an acronym among them only as written)
             phrase = any(states(text, v, v != s, as_one_word(v, one)) for s in group for v in variants.get(s, [s]))
@@ -252,6 +254,7 @@ class FacetMatcher:
             self.facet_pools.similarities(facets, pools, list(papers))
         texts = [p.abstract for p in papers.values()]
         variants_of = [self._variants(f, texts) for f in [*facets, *r.optional]]
+        ones = [_one_words(f, v) for f, v in zip([*facets, *r.optional], variants_of, strict=True)]
         kept = {p.paper_id for p in self.without_excluded(r.plan, list(papers.values()), r.filters)}
         topic = content_stems(" ".join(f.alternatives[0] for f in facets))
         out: list[CandidateEvidence] = []
@@ -260,10 +263,9 @@ class FacetMatcher:
                 continue
             evs = []
             score = 0.0
-            for f, (_, dense), v, c in zip(facets, pools, variants_of, cores, strict=False):
-                hit = self.meets(p, f, v, dense, r.loose, c)
+            for f, (_, dense), v, c, one in zip(facets, pools, variants_of, cores, ones, strict=False):
+                hit = self.meets(p, f, v, dense, r.loose, c, one)
                 sim = dense[pid].similarity if pid in dense else 0.0
-                one = _one_words(f, v)
                 cov = max(phrase_coverage(s, p.abstract, as_one_word(s, one)) for g in f.groups() for s in g[:1])
                 if hit is not None:
                     score += hit.score
@@ -271,8 +273,8 @@ class FacetMatcher:
                 else:
                     evs.append(FacetEvidence(False, False, False, cov, sim, f.weight))
             opt = []
-            for f, v in zip(r.optional, variants_of[len(facets) :], strict=True):
-                hit = self.meets(p, f, v, {})
+            for f, v, one in zip(r.optional, variants_of[len(facets) :], ones[len(facets) :], strict=True):
+                hit = self.meets(p, f, v, {}, one=one)
                 opt.append(FacetEvidence(hit is not None, bool(hit and hit.phrase), False, 0.0, 0.0, f.weight,
                                          hit.evidence if hit else ""))  # fmt: skip
                 score += 0.5 * hit.score if hit else 0.0

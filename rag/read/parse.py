@@ -396,12 +396,12 @@ def context_clauses(toks: list[Tok], skip: set[int]) -> set[int]:
         ws = words(c)
         return first(c) in FIRST_PERSON and not {t.low for t in ws} & asks and slot not in c and _activity(ws)
 
-    def points_back(c: range) -> bool:  # ("I'm working with GANs; which papers apply *them* to medical imaging?")
+    def refers_back(c: range) -> bool:  # ("I'm working with GANs; which papers apply *them* to medical imaging?")
         return any(toks[i].low in ANAPHORA or toks[i].low in POINTING_BACK or toks[i].low == "it" for i in c)
 
     context = [c for c in parts if situation(c)]
     rest = [c for c in parts if c not in context]
-    if not context or not any(asking(c) for c in rest) or any(points_back(c) for c in rest):
+    if not context or not any(asking(c) for c in rest) or any(refers_back(c) for c in rest):
         return set()
     return {i for c in context for i in c}
 

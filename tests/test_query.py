@@ -247,6 +247,27 @@ def test_a_phrase_the_corpus_uses_as_a_term_stays_whole() -> None:
     assert facets(plan("offline reinforcement learning", lex)) == [["offline reinforcement learning"]]
 
 
+def test_a_term_led_by_a_term_stays_whole_when_its_parts_are_written_together() -> None:
+    """ "natural language processing" is led by a term ("natural language") and ends in a word many papers use
+    alone ("processing"), so the whole is a small share of either part's papers; but the papers that hold both
+    parts nearly all write them as one phrase: a term of its own, not natural language and processing. "language
+    model reasoning" is written so in 3 of the 20 papers holding both: reasoning, and language models."""
+    docs = [*(f"Natural language processing of {w} text." for w in ("legal", "medical", "news", "social")),
+            *(f"Natural language instructions for {w}." for w in ("robots", "agents", "games", "maps", "cars",
+                                                                  "drones", "arms", "homes", "tools", "webs")),
+            *(f"Signal processing of {w}." for w in ("audio", "radar", "sonar", "seismic", "eeg", "ecg", "wifi")),
+            "Natural language queries for image processing.",
+            *(f"Language model reasoning on {w}." for w in ("math", "code", "logic")),
+            *(f"Reasoning about {w} with a language model." for w in ("time", "space", "law", "chess", "tables",
+                                                                     "graphs", "physics", "biology", "money",
+                                                                     "puzzles", "plans", "stories", "music",
+                                                                     "games", "maps", "charts", "proofs"))]  # fmt: skip
+    lex = docs_lexicon(docs)
+    assert facets(plan("natural language processing", lex)) == [["natural language processing"]]
+    assert facets(plan("Which papers use natural language processing?", lex)) == [["natural language processing"]]
+    assert facets(plan("language model reasoning", lex)) == [["language model"], ["reasoning"]]
+
+
 def test_a_fact_is_asked_about_a_coined_name_not_a_common_acronym() -> None:
     """ "What has been done on GANs …?" asks for papers: GANs are in many papers; WaterSIC, in one, is a coined
     name a factoid question asks about."""

@@ -1,8 +1,8 @@
 """A large answer set is counted from the index, not read paper by paper (:data:`rag.decide.match.LARGE_SET`): the
 papers the index's table of words as written shows to state every facet, in forms the matcher accepts, are counted
 without being read, and the answer is the same set the matcher finds by reading every candidate. Checked on the
-matcher's hand-made corpus (tests/test_match.py: acronyms, shorter forms, relational compounds, two facets) with
-every set made "large"."""
+matcher's hand-made corpus (tests/test_match.py: acronyms, shorter forms, relational compounds, two facets, a facet's
+words in one sentence) with every set made "large"."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from askpapers.rag.decide.match import FacetMatcher
 from askpapers.rag.decide.membership import shipped
 from tests.conftest import memory_app, with_filler
 from tests.test_derived_nouns import NOUNS
+from tests.test_loose_facets import PAPERS as LOOSE
 from tests.test_match import FILLER, PAPERS
 from tests.test_spellings import PAPERS as SPELLINGS
 
@@ -32,6 +33,8 @@ EXTRA = {
     **SPELLINGS,
     # derived nouns asked alone ("sampling" is not stated by "samples"; tests/test_derived_nouns.py)
     **NOUNS,
+    # a facet of a question with several is met by its words in one sentence, not spread (tests/test_loose_facets.py)
+    **LOOSE,
 }
 QUESTIONS = [
     "Which papers build generative models with variational inference?",
@@ -60,6 +63,7 @@ QUESTIONS = [
     "Which papers study fine tuning?",
     "Which papers study language modeling?",
     "Which papers study relations?",
+    "Which papers use large language models for code generation?",
 ]
 
 
@@ -113,6 +117,8 @@ def _same_set_counted_or_checked(app: Any, matcher: FacetMatcher, monkeypatch: p
     assert {"bo-us", "bo-uk", "bo-uk2"} <= set(every["Which papers use Bayesian optimization?"].ids)
     assert not {"smp-n1", "smp-n2"} & set(every["Which papers study sampling?"].ids)
     assert "rel-n" not in every["Which papers study relations?"].ids
+    code = set(every["Which papers use large language models for code generation?"].ids)
+    assert {"cg-a", "cg-b"} <= code and not {"cg-n1", "cg-n2"} & code
 
 
 def test_an_answer_counts_the_unread_papers_and_carries_their_ids(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -296,6 +296,12 @@ def holds_words(text: str, phrase: str, whole: bool = False) -> bool:
     return all(any(same_term(w, words[i], one) for s in _first_stems(w) for i in _places(at_stems, s)) for w in want)
 
 
+def holds_words_together(text: str, phrase: str, whole: bool = False) -> bool:
+    """Whether one sentence of ``text`` holds every content word of ``phrase`` (as :func:`holds_words` reads
+    them): "code generation" is held by "we generate code", not by a paper on text generation that mentions code."""
+    return holds_words(text, phrase, whole) and any(holds_words(t, phrase, whole) for t, _ in sentence_words(text))
+
+
 def decide(phrase: bool, similarity: float, cover: float, rule: AnswerSettings) -> bool:
     """Whether a paper meets a topic: it states the phrase, or it is very close in embedding space and one
     sentence holds half the topic's words, or it is close and one sentence holds all of them."""

@@ -22,6 +22,7 @@ from askpapers.rag.decide.evidence import (
     given_sentence_stems,
     given_word_stems,
     holds_words,
+    holds_words_together,
     one_words,
     phrase_coverage,
     sentence_words,
@@ -158,8 +159,10 @@ class FacetMatcher:
     ) -> _FacetHit | None:  # fmt: skip
         """How the paper meets the facet through its best alternative (None when it does not).
 
-        With ``loose`` (a facet of a question with several), a paper that holds every word of a spelling somewhere
-        in its abstract also meets it, at a lower score: the other facets already say what the paper is about; so
+        With ``loose`` (a facet of a question with several), a paper with a sentence that holds every word of a
+        spelling also meets it, at a lower score: the other facets already say what the paper is about; so does one
+        that holds them anywhere if it is close to the facet in embedding space (``dense_with_terms``), but words
+        spread over an abstract that is not are no evidence (most papers on LLMs use "code" and "generation"); so
         does one that states a shorter form of it (``cores``: the facet's :meth:`FacetPools.cores`, looked up here if
         not given; a caller matching many papers passes them, since each lookup counts phrases in the index). A
         facet alone is met, at that lower score, by a shorter form that is jargon (``cores``: its
@@ -187,7 +190,9 @@ class FacetMatcher:
                 cores = self.facet_pools.cores(facet)
             for group in facet.groups():
                 forms = [v for s in group for v in variants.get(s, [s])]
-                held = [v for v in forms if holds_words(text, v, as_one_word(v, one))] if loose else []
+                # (words spread over the abstract count when the paper is close to the facet in embedding space)
+                holds = holds_words if sim >= self.rule.dense_with_terms else holds_words_together
+                held = [v for v in forms if holds(text, v, as_one_word(v, one))] if loose else []
                 if not held and cores:  # a shorter form that still names it
                     held = [c for c in cores if states(text, c, whole=as_one_word(c, one))]
                 if held:
@@ -303,18 +308,24 @@ class FacetMatcher:
         """The candidates of a large set to read (see :data:`LARGE_SET`): the ranked search's top and ``page``
         of the stating papers, best by BM25 for the first facet; the others that meet every facet go to
         ``unread``. A candidate the index does not show to state every facet is read only if it may meet one by
-        embedding (its similarity reaches ``dense_with_terms``): a paper that states none of a facet's forms meets
-        it no other way."""
-        sure = set(ids)
+        embedding (its similarity reaches ``dense_with_terms``) or, with ``loose``, holds the words of each facet it
+        does not state (met if one sentence holds them): a paper that states none of a facet's forms meets it no
+        other way."""
+        sure, held = set(ids), set(ids)
         for f, c in zip(facets, cores, strict=True):
-            stated = self.facet_pools.stated(f, filters, loose, c)
-            if stated is None:  # (the index cannot say: every candidate is read)
+            stated = self.facet_pools.stated(f, filters, False, c)
+            # (with several facets, a paper holding a facet's words may meet it: if one sentence holds them all,
+            # which only reading it tells)
+            anywhere = self.facet_pools.stated(f, filters, True, c) if loose else stated
+            if stated is None or anywhere is None:  # (the index cannot say: every candidate is read)
                 return ids
             sure &= stated
+            held &= anywhere
         close = self.rule.dense_with_terms
         read = [
             pid for pid in ids
-            if pid in ranked or (pid not in sure and any(d[pid].similarity >= close for _, d in pools if pid in d))
+            if pid in ranked or (pid not in sure and (pid in held or any(d[pid].similarity >= close
+                                                                         for _, d in pools if pid in d)))
         ]  # fmt: skip
         seen = set(read)
         # (the best by BM25 for the first facet, then any: a page is never left empty while the set is not)

@@ -184,7 +184,8 @@ class FacetPools:
         (:meth:`~rag.decide.match.FacetMatcher.meets`): those stating one of its spellings, an acronym or long form
         the corpus defines for them (:meth:`defined_forms`) or one of ``cores``, each word in a form that is the
         same term (:func:`~vectorstore.terms.same_term`: "transformers" finds "transformer", not "transformation");
-        with ``loose``, also those holding every content word of a spelling anywhere. Found in the index's table of
+        with ``loose``, also those holding every content word of a spelling anywhere (the matcher needs them in one
+        sentence, which the index cannot tell: such papers are read, not counted). Found in the index's table of
         the words as written, from the forms its vocabulary holds; not restricted by ``filters`` (they choose
         the acronyms read). None when a spelling's words take too many forms to ask for (:data:`SURFACE_PHRASES`)."""
         forms = list(dict.fromkeys([*facet.all_spellings(), *self.defined_forms(facet, filters), *cores]))

@@ -65,6 +65,7 @@ class Unit:
     long: int = 0  # … for its first ``long`` words (the rest, such as "models", follow the acronym)
     verb: bool = False  # its first word is the verb of the clause whose subject is the papers asked for (_clause_verb)
     relation: bool = False  # a link "of" or "to" joins it to the unit after it, as no term ("applications *of* X")
+    linked: bool = False  # a link joins it to the unit after it ("transformers *in* time series forecasting")
 
 
 Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "any" (see grouped), "link:WORD"

@@ -59,8 +59,8 @@ def resolve(
     so words of the request may stand beside the topic ("X *asap*", "*prior art* on X"); a statement or a bare topic
     (a SciFact claim) is all content. ``slot``: the first word of the request's object
     (:func:`.parse.topic_slot`): of two units of a request that :func:`_apart` tells apart, the one holding it is
-    the topic, unless both are in the object (it runs on through a link "of" or "to": "research in *the theory of
-    pruning*")."""
+    the topic, unless both are in the object (it runs on through a link, "of", "in", "for" …: "research in *the
+    theory of pruning*")."""
     facets: list[Facet] = []
     cut_from: list[set[int]] = []  # the facets cut from each phrase typed as a whole
     led: list[set[int]] = []  # the facets of each phrase led by a term ("LLM reasoning")
@@ -68,6 +68,7 @@ def resolve(
     # clause ("which papers *exploit* X"), a plural noun of a relation to the topic ("*applications* of X")
     asking: set[int] = set()
     related: set[int] = set()  # the facets that a link "of" or "to" joins to the unit after them ("the *theory* of X")
+    linked: set[int] = set()  # the facets that any link joins to the unit after them ("X *in* Y")
     leads = [v for g in groups for v in _lead_apart(g, lexicon, request, shouted)]
     for group in [d for g in leads for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
@@ -84,6 +85,8 @@ def resolve(
                 asking.add(len(facets))
             if len(group) == 1 and group[0].relation:
                 related.add(len(facets))
+            if len(group) == 1 and group[0].linked:
+                linked.add(len(facets))
             facets.append(build(group, lexicon))
     # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks; nor does a
     # lone letter ("*Q*: which papers use X?", "*b*) X"), however many papers use it as a symbol
@@ -94,8 +97,8 @@ def resolve(
         facets[rarest] = replace(facets[rarest], optional=False)
     if weigh:
         slotted = {i for i, f in enumerate(facets) if slot and any(slot in a.lower().split() for a in f.alternatives)}
-        # (the object runs on through a link "of" or "to": "research in *the theory of pruning*")
-        slotted |= {i + 1 for i in slotted & related if i + 1 < len(facets)}
+        # (the object runs on through a link: "research in *the theory of pruning*", "papers on *X in Y*")
+        slotted |= {i + 1 for i in slotted & linked if i + 1 < len(facets)}
         facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, asking)
     return facets
 
@@ -237,6 +240,7 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
                 continue
         if links and out and isinstance(out[-1], Unit):
             out[-1].relation = isinstance(item, Unit) and links[0] in RELATION_LINKS
+            out[-1].linked = isinstance(item, Unit)
             out.append("and")
         if item == "gap":
             item = "and" if out and isinstance(out[-1], Unit) else ""

@@ -293,6 +293,21 @@ def test_the_object_of_a_request_runs_on_through_a_link() -> None:
         assert sorted(f[0][0] for f in next(iter(readings.values()))) == sorted([a, b])
 
 
+def test_a_word_that_starts_a_linked_term_is_not_folded_into_the_unit_before_it() -> None:
+    """ "X with Y" of two single words is the compound "Y X" when the corpus uses it ("manipulation with learning"
+    is "learning manipulation"), but not when the word goes on into a term through a link: in "manipulation with
+    learning from demonstrations" the topics are manipulation and learning from demonstrations, in either order."""
+    docs = [*(f"Learning manipulation skills for {w}." for w in ("kitchens", "factories", "farms")),
+            *(f"Learning from demonstrations of {w}." for w in ("cooking", "driving", "surgery", "folding")),
+            *(f"Manipulation of {w} objects." for w in ("soft", "rigid", "articulated")),
+            *(f"Filler paper on {w}." for w in ("topology", "sorting", "compilers", "caching", "routing"))]  # fmt: skip
+    lex = docs_lexicon(docs)
+    assert facets(plan("manipulation with learning", lex)) == [["learning manipulation"]]
+    for q in ["Which papers study manipulation with learning from demonstrations?",
+              "Which papers use learning from demonstrations for manipulation?"]:  # fmt: skip
+        assert sorted(facets(plan(q, lex))) == [["learning from demonstrations"], ["manipulation"]], q
+
+
 def test_a_fact_is_asked_about_a_coined_name_not_a_common_acronym() -> None:
     """ "What has been done on GANs …?" asks for papers: GANs are in many papers; WaterSIC, in one, is a coined
     name a factoid question asks about."""

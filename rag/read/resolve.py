@@ -234,7 +234,8 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
             alone = (len(out) < 2 or out[-2] != "or") and (at + 1 >= len(items) or items[at + 1] != "or")
             if (alone and len(left.words) == len(item.words) == 1 and not left.alias and not item.alias
                     and links[-1] in LINKS and left.words[0] not in PARTICLES
-                    and lexicon.phrase_df(f"{item.words[0]} {left.words[0]}") >= MIN_TERM_PAPERS):  # fmt: skip
+                    and lexicon.phrase_df(f"{item.words[0]} {left.words[0]}") >= MIN_TERM_PAPERS
+                    and not _links_on(items, at, lexicon)):  # fmt: skip
                 # "policies for robots" is "robot policies" (not in "safety or alignment of LLMs": the link joins all)
                 out[-1] = Unit([*item.words, *left.words], [*item.shown, *left.shown])
                 continue
@@ -247,6 +248,20 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
         if item:
             out.append(item)
     return [x for x in out if not (isinstance(x, str) and x.startswith("link:"))]
+
+
+def _links_on(items: list[Item], at: int, lexicon: Lexicon) -> bool:
+    """Whether the unit at ``at`` starts a term with the unit that a link joins to it next ("learning *from
+    demonstrations*" in "manipulation with learning from demonstrations"): it is then no word to fold into the
+    unit before it ("learning manipulation")."""
+    unit, links, j = items[at], [], at + 1
+    while j < len(items) and isinstance(items[j], str) and str(items[j]).startswith("link:"):
+        links.append(str(items[j])[5:])
+        j += 1
+    after = items[j] if j < len(items) else None
+    if not isinstance(unit, Unit) or not links or not isinstance(after, Unit) or after.alias:
+        return False
+    return _is_term([*unit.words, *links, *after.words], unit.words, after.words, lexicon)
 
 
 def _distribute(group: list[Unit], lexicon: Lexicon) -> list[list[Unit]]:

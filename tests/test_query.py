@@ -308,6 +308,21 @@ def test_a_word_that_starts_a_linked_term_is_not_folded_into_the_unit_before_it(
         assert sorted(facets(plan(q, lex))) == [["learning from demonstrations"], ["manipulation"]], q
 
 
+@pytest.mark.parametrize("link", ["for", "with", "in"])
+def test_two_words_joined_by_a_link_read_alike_in_either_order(link: str) -> None:
+    """ "X for Y" of two single words is the compound the corpus uses, whichever way round it is written: "fairness
+    for evaluation" and "evaluation with fairness" are both "fairness evaluation" (the compound "Y X" alone had made
+    one order a compound and the other two facets)."""
+    docs = [*(f"Fairness evaluation of {w} classifiers." for w in ("credit", "hiring", "medical")),
+            *(f"Evaluation of {w} models." for w in ("speech", "vision", "language", "graph")),
+            *(f"Fairness in {w}." for w in ("ranking", "lending")),
+            *(f"Filler paper on {w}." for w in ("topology", "sorting", "compilers", "caching", "routing"))]  # fmt: skip
+    lex = docs_lexicon(docs)
+    for a, b in [("fairness", "evaluation"), ("evaluation", "fairness")]:
+        for q in [f"Which papers use {a} {link} {b}?", f"papers on {a} {link} {b}, please"]:
+            assert facets(plan(q, lex)) == [["fairness evaluation"]], q
+
+
 def test_a_fact_is_asked_about_a_coined_name_not_a_common_acronym() -> None:
     """ "What has been done on GANs …?" asks for papers: GANs are in many papers; WaterSIC, in one, is a coined
     name a factoid question asks about."""

@@ -234,11 +234,16 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
             alone = (len(out) < 2 or out[-2] != "or") and (at + 1 >= len(items) or items[at + 1] != "or")
             if (alone and len(left.words) == len(item.words) == 1 and not left.alias and not item.alias
                     and links[-1] in LINKS and left.words[0] not in PARTICLES
-                    and lexicon.phrase_df(f"{item.words[0]} {left.words[0]}") >= MIN_TERM_PAPERS
                     and not _links_on(items, at, lexicon)):  # fmt: skip
-                # "policies for robots" is "robot policies" (not in "safety or alignment of LLMs": the link joins all)
-                out[-1] = Unit([*item.words, *left.words], [*item.shown, *left.shown])
-                continue
+                # "policies for robots" is "robot policies" (not in "safety or alignment of LLMs": the link joins all);
+                # the compound the corpus uses, whichever way round, so that either order reads alike ("fairness
+                # for evaluation" and "evaluation with fairness" are "fairness evaluation")
+                swapped = next((c for c in ((item, left), (left, item))
+                                if lexicon.phrase_df(f"{c[0].words[0]} {c[1].words[0]}") >= MIN_TERM_PAPERS),
+                               None)  # fmt: skip
+                if swapped is not None:
+                    out[-1] = Unit([*swapped[0].words, *swapped[1].words], [*swapped[0].shown, *swapped[1].shown])
+                    continue
         if links and out and isinstance(out[-1], Unit):
             out[-1].relation = isinstance(item, Unit) and links[0] in RELATION_LINKS
             out[-1].linked = isinstance(item, Unit)

@@ -67,7 +67,6 @@ def resolve(
     # the facets that may be words of the request, told by where their papers are (_spread): the verb of the request's
     # clause ("which papers *exploit* X"), a plural noun of a relation to the topic ("*applications* of X")
     asking: set[int] = set()
-    related: set[int] = set()  # the facets that a link "of" or "to" joins to the unit after them ("the *theory* of X")
     linked: set[int] = set()  # the facets that any link joins to the unit after them ("X *in* Y")
     leads = [v for g in groups for v in _lead_apart(g, lexicon, request, shouted)]
     for group in [d for g in leads for d in _distribute(g, lexicon)]:
@@ -83,8 +82,6 @@ def resolve(
         else:
             if len(group) == 1 and (group[0].verb or _relation_noun(group[0])):
                 asking.add(len(facets))
-            if len(group) == 1 and group[0].relation:
-                related.add(len(facets))
             if len(group) == 1 and group[0].linked:
                 linked.add(len(facets))
             facets.append(build(group, lexicon))
@@ -509,9 +506,8 @@ def _weigh(
 
 
 LATER = 0.05  # of two units typed apart, never stated together, the earlier is the request's unless this more topical
-TIE_COHESION = (
-    0.03  # … unless the papers of one are this much less close to one another than the other's (_more_spread)
-)
+# … unless the papers of one are this much less close to one another than the other's (_more_spread)
+TIE_COHESION = 0.03
 TIE_PAPERS = 5  # … each measured over at least this many papers
 
 
@@ -536,7 +532,7 @@ def _apart(
         if _never_with(facets[i], facets[j], lexicon):
             pick = i if weights[i] < weights[j] + LATER else j
             if abs(weights[i] - weights[j]) < LATER and (spread := _more_spread(facets[i], facets[j], lexicon)):
-                pick = (i, j)[spread - 1]  # (whichever was typed first)
+                pick = (i, j)[spread - 1]  # (the more spread, in whichever order they were typed)
             other = j if pick == i else i
             out.add(other if pick in slotted and other not in slotted else pick)
     return out

@@ -547,7 +547,7 @@ def _more_spread(a: Facet, b: Facet, lexicon: Lexicon) -> int:
     recognition", "speech recognition with contrastive learning")."""
     if a.optional or b.optional:  # (a lone letter, a word in most papers: no topic to weigh against another)
         return 0
-    ca, cb = (lexicon.cohesion(f.alternatives[0], least=TIE_PAPERS) for f in (a, b))
+    ca, cb = (lexicon.cohesion(f.groups()[0][0], least=TIE_PAPERS) for f in (a, b))  # (as the corpus spells it)
     if ca is None or cb is None or abs(ca - cb) < TIE_COHESION:
         return 0
     return 1 if ca < cb else 2
@@ -737,11 +737,13 @@ def _poisson_tail(k: int, mu: float) -> float:
 def _joint(facet: Facet, topic: Facet, lexicon: Lexicon) -> list[tuple[int, int, float]]:
     """For each alternative of the unit: the papers that state it, those that state it with the topic, and how many
     of those chance would give (each paper stating each at its corpus rate, independently). Every count comes from
-    the same phrase search."""
-    b = topic.alternatives[0]
+    the same phrase search, each alternative in the spelling the corpus uses ("multi modal learning" as
+    "multimodal learning": typed apart, no paper states it, and the pair had read one way in one order only)."""
+    b = topic.groups()[0][0]
     nb = lexicon.both_df(b, b)
     size = max(lexicon.size, 1)
-    return [(na, lexicon.both_df(a, b), na * nb / size) for a in facet.alternatives for na in [lexicon.both_df(a, a)]]
+    return [(na, lexicon.both_df(a, b), na * nb / size) for a in [g[0] for g in facet.groups()]
+            for na in [lexicon.both_df(a, a)]]  # fmt: skip
 
 
 def _never_with(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:

@@ -313,14 +313,13 @@ class FacetMatcher:
         other way."""
         sure, held = set(ids), set(ids)
         for f, c in zip(facets, cores, strict=True):
-            stated = self.facet_pools.stated(f, filters, False, c)
             # (with several facets, a paper holding a facet's words may meet it: if one sentence holds them all,
             # which only reading it tells)
-            anywhere = self.facet_pools.stated(f, filters, True, c) if loose else stated
-            if stated is None or anywhere is None:  # (the index cannot say: every candidate is read)
+            found = self.facet_pools.stated(f, filters, loose, c)
+            if found is None:  # (the index cannot say: every candidate is read)
                 return ids
-            sure &= stated
-            held &= anywhere
+            sure &= found[0]
+            held &= found[1]
         close = self.rule.dense_with_terms
         read = [
             pid for pid in ids

@@ -179,15 +179,16 @@ class FacetPools:
 
     def stated(
         self, facet: Facet, filters: Filters | None, loose: bool = False, cores: Sequence[str] = ()
-    ) -> set[str] | None:
+    ) -> tuple[set[str], set[str]] | None:
         """The papers the index shows to meet the facet without its embedding, as the matcher reads a paper
         (:meth:`~rag.decide.match.FacetMatcher.meets`): those stating one of its spellings, an acronym or long form
         the corpus defines for them (:meth:`defined_forms`) or one of ``cores``, each word in a form that is the
         same term (:func:`~vectorstore.terms.same_term`: "transformers" finds "transformer", not "transformation");
-        with ``loose``, also those holding every content word of a spelling anywhere (the matcher needs them in one
-        sentence, which the index cannot tell: such papers are read, not counted). Found in the index's table of
-        the words as written, from the forms its vocabulary holds; not restricted by ``filters`` (they choose
-        the acronyms read). None when a spelling's words take too many forms to ask for (:data:`SURFACE_PHRASES`)."""
+        and, with ``loose``, those and the papers holding every content word of a spelling anywhere (the matcher
+        needs them in one sentence, which the index cannot tell: such papers are read, not counted; without
+        ``loose``, the same set twice). Found in the index's table of the words as written, from the forms its
+        vocabulary holds; not restricted by ``filters`` (they choose the acronyms read). None when a spelling's
+        words take too many forms to ask for (:data:`SURFACE_PHRASES`)."""
         forms = list(dict.fromkeys([*facet.all_spellings(), *self.defined_forms(facet, filters), *cores]))
         forms += [v for vs in self.written(facet.all_spellings()).values() for v in vs if v not in forms]
         words = [tokens(f) for f in forms]
@@ -210,11 +211,12 @@ class FacetPools:
         if not all(_bounded(p) for p in phrases):
             return None
         found = self.index.surface_ids(phrases, in_a_row=True)
-        if loose:
-            found |= self.index.surface_ids(
-                [[(alone if "".join(t) in one else same)[w] for w in ws] for ws, t in held if ws], in_a_row=False
-            )
-        return found
+        if not loose:
+            return found, found
+        anywhere = self.index.surface_ids(
+            [[(alone if "".join(t) in one else same)[w] for w in ws] for ws, t in held if ws], in_a_row=False
+        )
+        return found, found | anywhere
 
     def written(self, phrases: Sequence[str]) -> dict[str, list[str]]:
         """Each phrase of several words written another way the corpus states: a word of it as two words the

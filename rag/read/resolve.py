@@ -547,7 +547,7 @@ def _more_spread(a: Facet, b: Facet, lexicon: Lexicon) -> int:
     recognition", "speech recognition with contrastive learning")."""
     if a.optional or b.optional:  # (a lone letter, a word in most papers: no topic to weigh against another)
         return 0
-    ca, cb = (lexicon.cohesion(f.groups()[0][0], least=TIE_PAPERS) for f in (a, b))  # (as the corpus spells it)
+    ca, cb = (lexicon.cohesion(f.all_spellings()[0], least=TIE_PAPERS) for f in (a, b))  # (as the corpus spells it)
     if ca is None or cb is None or abs(ca - cb) < TIE_COHESION:
         return 0
     return 1 if ca < cb else 2
@@ -739,7 +739,7 @@ def _joint(facet: Facet, topic: Facet, lexicon: Lexicon) -> list[tuple[int, int,
     of those chance would give (each paper stating each at its corpus rate, independently). Every count comes from
     the same phrase search, each alternative in the spelling the corpus uses ("multi modal learning" as
     "multimodal learning": typed apart, no paper states it, and the pair had read one way in one order only)."""
-    b = topic.groups()[0][0]
+    b = topic.all_spellings()[0]
     nb = lexicon.both_df(b, b)
     size = max(lexicon.size, 1)
     return [(na, lexicon.both_df(a, b), na * nb / size) for a in [g[0] for g in facet.groups()]

@@ -1,5 +1,5 @@
 """Calibrate when units joined by a link are one term ("theory of mind", "structure from motion") rather than two
-topics asked together ("bias in LLMs"), from dev data: :data:`rag.read.resolve.TERM_SHARE`.
+topics asked together ("bias in LLMs"), from dev data: :data:`rag.read.lexicon.TERM_SHARE`.
 
 Positive phrases come from the author keywords of ``corpus_dev.jsonl``: a keyword that two papers or more carry, with
 one link word (``rag.read.cues.LINKS``) between content words, is a term with the link in it. Negative phrases are
@@ -21,7 +21,7 @@ from collections import Counter
 
 from askpapers.rag.evaluation.evaluate import conference_app, default_cache
 from askpapers.rag.read.cues import LINKS
-from askpapers.rag.read.resolve import MIN_TERM_PAPERS, TERM, _assoc, _common
+from askpapers.rag.read.lexicon import MIN_TERM_PAPERS, TERM, assoc, common_unit
 
 from .glue import content
 from .keyword_topics import norm
@@ -74,7 +74,7 @@ def main() -> int:
             if n < MIN_TERM_PAPERS:
                 continue
             lw, rw = left.split(), right.split()
-            if _common(lw, lx) or _common(rw, lx) or lw[-1] == rw[0] or _assoc(whole, left, right, lx) >= TERM:
+            if common_unit(lw, lx) or common_unit(rw, lx) or lw[-1] == rw[0] or assoc(whole, left, right, lx) >= TERM:
                 continue  # (joined by the rules before this one)
             rows.append((label, whole, n, n / max(1, lx.both_df(left, right))))
     npos, nneg = sum(r[0] for r in rows), sum(1 - r[0] for r in rows)

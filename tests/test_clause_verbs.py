@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
+from askpapers.rag.read.lexicon import MIN_TERM_PAPERS
 from askpapers.rag.read.query import plan
-from askpapers.rag.read.resolve import COHESIVE, MIN_TERM_PAPERS, VERB_PAPERS
+from askpapers.rag.read.resolve import COHESIVE, VERB_PAPERS
 from tests.conftest import memory_app
 from tests.test_cohesion import FIELDS, GNN
 from tests.test_query import DOCS, docs_lexicon

@@ -22,7 +22,7 @@ from askpapers.rag.retrieve.recent import Recent
 from askpapers.vectorstore.embed import MODEL_DIR
 from askpapers.vectorstore.errors import StoreError
 from askpapers.vectorstore.terms import RESPELLINGS, respelled, same_term, term_stems, written_form_words, written_forms
-from askpapers.vectorstore.text import tokens
+from askpapers.vectorstore.text import STOPWORDS, tokens
 from askpapers.vectorstore.types import Filters
 
 log = logging.getLogger("askpapers")
@@ -33,6 +33,13 @@ KNOWN_ZIPF = 3.0
 COHESION_PAPERS = 30  # the cohesion of a phrase fewer papers state is not measured (too few to tell from chance)
 COHESION_SAMPLE = 200  # papers stating a phrase whose vectors are read (spread evenly over them)
 COHESION_BASE = 1000  # papers whose vectors give the corpus's mean
+TERM = 0.35  # units joined by a link are one term when this share of the rarer unit's papers state the whole
+# … or when this share of the papers holding both units state them linked ("theory of mind": 7 of 8, "structure from
+# motion" 6 of 23), while two topics asked together are rarely written linked ("bias in LLMs" 3 of 20, "foundation
+# models in robotics" 3 of 33; bench.links)
+TERM_SHARE = 0.2
+MIN_TERM_PAPERS = 3  # … and at least this many papers state it
+COMMON = 0.15  # a word in at least this share of papers carries no topic on its own ("learning", "model")
 
 
 class Lexicon(Protocol):
@@ -325,3 +332,33 @@ def _unit_mean(vectors: dict[str, np.ndarray]) -> tuple[np.ndarray, int] | None:
     """The mean of these vectors, each scaled to length 1, and how many there were (None for none)."""
     rows = [v / n for v in vectors.values() if (n := float(np.linalg.norm(v))) > 0]
     return (np.mean(np.stack(rows), axis=0), len(rows)) if rows else None
+
+
+def common_unit(unit: list[str], lexicon: Lexicon) -> bool:
+    """A unit made only of words too frequent to carry a topic ("learning", "model", "data")."""
+    size = max(lexicon.size, 1)
+    return all(lexicon.df(w) >= COMMON * size for w in unit if w not in STOPWORDS)
+
+
+def assoc(whole: str, left: str, right: str, lexicon: Lexicon) -> float:
+    """The share of the rarer part's papers that state the whole."""
+    n = lexicon.phrase_df(whole)
+    if n == 0:
+        return 0.0
+    return n / max(1, min(lexicon.phrase_df(left), lexicon.phrase_df(right)))
+
+
+def is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexicon) -> bool:
+    """Whether ``whole`` ("left", maybe a link such as "of", "right") is one term in this corpus: stated by
+    :data:`MIN_TERM_PAPERS` papers or more, and either a part is too common to be a topic of its own, or the whole
+    holds a :data:`TERM` share of the rarer part's papers, or a :data:`TERM_SHARE` of the papers holding both. A word
+    linked to itself is one ("sequence to sequence", "image to image"): no question asks for a topic and the same
+    topic again."""
+    n = lexicon.phrase_df(" ".join(whole))
+    if n < MIN_TERM_PAPERS:
+        return False
+    if common_unit(left, lexicon) or common_unit(right, lexicon) or left[-1:] == right[:1]:
+        return True
+    if assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM:
+        return True
+    return n >= TERM_SHARE * max(1, lexicon.both_df(" ".join(left), " ".join(right)))

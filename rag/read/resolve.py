@@ -31,7 +31,17 @@ from askpapers.rag.read.cues import (
     is_name,
 )
 from askpapers.rag.read.expand import build, head_forms
-from askpapers.rag.read.lexicon import Lexicon, english_words, plural_noun
+from askpapers.rag.read.lexicon import (
+    MIN_TERM_PAPERS,
+    TERM,
+    TERM_SHARE,
+    Lexicon,
+    assoc,
+    common_unit,
+    english_words,
+    is_term,
+    plural_noun,
+)
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
 from askpapers.rag.read.topicality import TOPICAL, nominal, topicality, verbal
 from askpapers.rag.types import Facet
@@ -39,13 +49,6 @@ from askpapers.vectorstore.text import JOIN_HYPHEN, STOPWORDS, tokens
 
 GLUE = 0.2  # a request word belongs to a topic when this share of its neighbour's papers state the pair
 HEAD_GLUE = 0.04  # … or this share, for the head of the topic's phrase ("architecture search"; bench.glue)
-TERM = 0.35  # units joined by a link are one term when this share of the rarer unit's papers state the whole
-# … or when this share of the papers holding both units state them linked ("theory of mind": 7 of 8, "structure from
-# motion" 6 of 23), while two topics asked together are rarely written linked ("bias in LLMs" 3 of 20, "foundation
-# models in robotics" 3 of 33; bench.links)
-TERM_SHARE = 0.2
-MIN_TERM_PAPERS = 3  # … and at least this many papers state it
-COMMON = 0.15  # a word in at least this share of papers carries no topic on its own ("learning", "model")
 GENERIC_SHARE = 0.25  # a one-word facet in at least this share of papers only ranks them
 
 
@@ -112,32 +115,6 @@ def _generic(facet: Facet, lexicon: Lexicon) -> bool:
     return all(len(w) == 1 and lexicon.df(w[0]) >= GENERIC_SHARE * size for w in words)
 
 
-def _common(unit: list[str], lexicon: Lexicon) -> bool:
-    """A unit made only of words too frequent to carry a topic ("learning", "model", "data")."""
-    size = max(lexicon.size, 1)
-    return all(lexicon.df(w) >= COMMON * size for w in unit if w not in STOPWORDS)
-
-
-def _assoc(whole: str, left: str, right: str, lexicon: Lexicon) -> float:
-    n = lexicon.phrase_df(whole)
-    if n == 0:
-        return 0.0
-    return n / max(1, min(lexicon.phrase_df(left), lexicon.phrase_df(right)))
-
-
-def _is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexicon) -> bool:
-    """Whether "left link right" is one term in this corpus (see the module text). A word linked to itself is one
-    ("sequence to sequence", "image to image"): no question asks for a topic and the same topic again."""
-    n = lexicon.phrase_df(" ".join(whole))
-    if n < MIN_TERM_PAPERS:
-        return False
-    if _common(left, lexicon) or _common(right, lexicon) or left[-1:] == right[:1]:
-        return True
-    if _assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM:
-        return True
-    return n >= TERM_SHARE * max(1, lexicon.both_df(" ".join(left), " ".join(right)))
-
-
 def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
     """The tokens, each word of two parts joined by a hyphen that the corpus does not state as a term
     (:func:`_hyphen_term`) typed as its two words: "pruning-related papers" asks for the papers on pruning, as
@@ -176,7 +153,7 @@ def _hyphen_term(whole: str, head: str, tail: str, lexicon: Lexicon) -> bool:
     paper states is kept as typed: the corpus says nothing of it."""
     if lexicon.phrase_df(whole) >= MIN_TERM_PAPERS or min(lexicon.phrase_df(head), lexicon.phrase_df(tail)) == 0:
         return True
-    return _assoc(whole, head, tail, lexicon) >= TERM
+    return assoc(whole, head, tail, lexicon) >= TERM
 
 
 def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon, last: bool = False) -> bool:
@@ -189,7 +166,7 @@ def glued(word: str, neighbour: list[str], before: bool, lexicon: Lexicon, last:
     if lexicon.phrase_df(" ".join(pair)) < 2:
         return False
     head = not before and last and word not in REQUEST_NOUNS
-    return _assoc(" ".join(pair), pair[0], pair[1], lexicon) >= (HEAD_GLUE if head else GLUE)
+    return assoc(" ".join(pair), pair[0], pair[1], lexicon) >= (HEAD_GLUE if head else GLUE)
 
 
 def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
@@ -215,12 +192,12 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
         if isinstance(item, Unit) and links and out and isinstance(out[-1], Unit):
             left = out[-1]
             whole = [*left.words, *links, *item.words]
-            if not left.alias and not item.alias and _is_term(whole, left.words, item.words, lexicon):
+            if not left.alias and not item.alias and is_term(whole, left.words, item.words, lexicon):
                 out[-1] = Unit(whole, [*left.shown, *links, *item.shown])
                 continue
             head = [*left.words, *links, *item.words[:1]]
             if (not left.alias and not item.alias and len(item.words) > 1
-                    and _is_term(head, left.words, item.words[:1], lexicon)
+                    and is_term(head, left.words, item.words[:1], lexicon)
                     and lexicon.phrase_df(" ".join(head)) > lexicon.phrase_df(" ".join(item.words[:2]))):  # fmt: skip
                 # "out of distribution generalization": the term "out of distribution" (45 papers; "distribution
                 # generalization" 2), and "generalization"; not "expression of transcriptional | regulators" (4
@@ -263,7 +240,7 @@ def _links_on(items: list[Item], at: int, lexicon: Lexicon) -> bool:
     after = items[j] if j < len(items) else None
     if not isinstance(unit, Unit) or not links or not isinstance(after, Unit) or after.alias:
         return False
-    return _is_term([*unit.words, *links, *after.words], unit.words, after.words, lexicon)
+    return is_term([*unit.words, *links, *after.words], unit.words, after.words, lexicon)
 
 
 def _distribute(group: list[Unit], lexicon: Lexicon) -> list[list[Unit]]:
@@ -399,7 +376,7 @@ def _linked_part(part: Unit, lexicon: Lexicon) -> Unit:
         return part
     last, _, tail = part.words[-1].rpartition("-")
     words = [*part.words[:-1], last]
-    if tail not in LINK_VERBS or not last or lexicon.phrase_df(" ".join(words)) == 0 or _common(words, lexicon):
+    if tail not in LINK_VERBS or not last or lexicon.phrase_df(" ".join(words)) == 0 or common_unit(words, lexicon):
         return part  # (words too common to carry a topic stay as typed: "model-based", "learning-based")
     return Unit(words, [*part.shown[:-1], part.shown[-1].rpartition("-")[0]])
 
@@ -434,7 +411,7 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[lis
     whole, left, right = " ".join(first.words), " ".join(lead), " ".join(rest)
     n_whole = lexicon.phrase_df(whole)
     if n_whole >= MIN_TERM_PAPERS and (
-        _assoc(whole, left, right, lexicon) >= TERM or n_whole >= TERM_SHARE * max(1, lexicon.both_df(left, right))
+        assoc(whole, left, right, lexicon) >= TERM or n_whole >= TERM_SHARE * max(1, lexicon.both_df(left, right))
     ):
         return None  # a term of its own: "natural language processing" (60 of the 82 papers with both parts state it)
     others = [Unit(u.words[n:], u.shown[n:]) if len(u.words) > n else u for u in group[1:]]

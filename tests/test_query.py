@@ -1354,3 +1354,15 @@ def test_a_word_in_most_papers_is_never_the_facet_that_must_hold(monkeypatch: py
     facets_ = _weighed(monkeypatch, "Which papers use or study cooperation with learning?", lex, [0.26, 0.64])
     held = [f.alternatives for f in facets_ if not f.optional]
     assert held == [("cooperation",)], facets_
+
+
+def test_a_one_word_alternative_takes_a_modifier_only_from_a_term() -> None:
+    """One paper that happens to write "imitation manipulation" does not make "imitation learning or manipulation"
+    read as "imitation learning" or "imitation manipulation" (as it did, with "and" read as "or" too)."""
+    lex = docs_lexicon([*DOCS, "An imitation manipulation of the data."])
+    assert lex.phrase_df("imitation manipulation") == 1
+    p = plan("Which papers study imitation learning or manipulation?", lex, weigh=False)
+    assert [[a.lower() for a in f.alternatives] for f in p.facets] == [["imitation learning", "manipulation"]]
+    # (a head of work takes it, as the corpus need not state it: "backdoor attacks or defenses")
+    p = plan("Which papers study backdoor attacks or defenses?", LEX, weigh=False)
+    assert [[a.lower() for a in f.alternatives] for f in p.facets] == [["backdoor attacks", "backdoor defenses"]]

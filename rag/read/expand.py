@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Sequence
 
 from askpapers.rag.read.cues import GENERIC_HEADS, MODEL_HEADS, WORK_HEADS, is_name
-from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.read.lexicon import Lexicon, is_term
 from askpapers.rag.read.parse import Unit
 from askpapers.rag.read.topicality import nominal
 from askpapers.rag.types import Facet
@@ -35,7 +35,12 @@ def headless(words: Sequence[str]) -> list[str] | None:
 
 
 def share_heads(group: list[Unit], lexicon: Lexicon) -> list[Unit]:
-    """ "backdoor attacks or defenses" → "backdoor defenses", when the corpus states it."""
+    """ "backdoor attacks or defenses" → "backdoor defenses": a one-word alternative takes the first one's
+    modifier when it is a head of work ("defenses", "detection") or the corpus states the two as a term
+    (:func:`~.lexicon.is_term`: "sparse attention or autoencoders" → "sparse autoencoders", 5 of the 9 papers
+    holding both). A phrase the corpus only happens to hold is no reading of it: one paper of the conference pool
+    writes "imitation manipulation", and "imitation learning and manipulation" had read as "imitation learning"
+    or "imitation manipulation"."""
     if len(group) < 2:
         return group
     first = group[0]
@@ -43,7 +48,7 @@ def share_heads(group: list[Unit], lexicon: Lexicon) -> list[Unit]:
     for u in group[1:]:
         if len(u.words) == 1 and len(first.words) >= 2 and not is_name(u.shown[0]):  # (not "LoRA" of "like LoRA")
             shared = [*first.words[:-1], *u.words]
-            if u.words[0] in WORK_HEADS or lexicon.phrase_df(" ".join(shared)) >= 1:
+            if u.words[0] in WORK_HEADS or is_term(shared, first.words[:-1], u.words, lexicon):
                 u = Unit(shared, [*first.shown[:-1], *u.shown], u.alias)
         out.append(u)
     return out

@@ -250,6 +250,10 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             out.append(f"link:{low}")
         elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"
             out.append(f"link:{low}")
+        elif cur is None and low in LINK_VERBS and nxt is not None and nxt.low in LINKS:
+            # a link verb after words of the request starts no unit: "X approaches *based on* Y" links X and Y as
+            # "X based on Y" does ("based on Y" had been read as a term of its own, "based" being in most papers)
+            out.append(f"link:{low}")
         elif low in REQUEST_WORDS or low in STOPWORDS or low in BOTH_CUES:
             if cur is not None and glued(low, cur.words, False, last):
                 cur.words.append(low)

@@ -43,7 +43,7 @@ from askpapers.rag.read.lexicon import (
     plural_noun,
 )
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
-from askpapers.rag.read.topicality import TOPICAL, nominal, topicality, verbal
+from askpapers.rag.read.topicality import TOPICAL, content_words, nominal, topicality, verbal
 from askpapers.rag.types import Facet
 from askpapers.vectorstore.text import JOIN_HYPHEN, STOPWORDS, tokens
 
@@ -71,6 +71,7 @@ def resolve(
     # clause ("which papers *exploit* X"), a plural noun of a relation to the topic ("*applications* of X")
     asking: set[int] = set()
     linked: set[int] = set()  # the facets that any link joins to the unit after them ("X *in* Y")
+    verbs: set[int] = set()  # the first parts of phrases cut apart that start with the verb of the request's clause
     leads = [v for g in groups for v in _lead_apart(g, lexicon, request, shouted)]
     for group in [d for g in leads for d in _distribute(g, lexicon)]:
         if named := _led_by_term(group, lexicon, shouted=shouted):
@@ -81,6 +82,8 @@ def resolve(
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
             parts = _parts(split[0], lexicon)
             cut_from.append(set(range(len(facets), len(facets) + len(parts))))
+            if group[0].verb:  # (its first part is the verb of the request's clause: "Which papers *critique* X?")
+                verbs.add(len(facets))
             facets += parts
         else:
             if len(group) == 1 and (group[0].verb or _relation_noun(group[0])):
@@ -99,7 +102,7 @@ def resolve(
         slotted = {i for i, f in enumerate(facets) if slot and any(slot in a.lower().split() for a in f.alternatives)}
         # (the object runs on through a link: "research in *the theory of pruning*", "papers on *X in Y*")
         slotted |= {i + 1 for i in slotted & linked if i + 1 < len(facets)}
-        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, asking)
+        facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, asking, verbs)
     return facets
 
 
@@ -434,7 +437,7 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
 
 def _weigh(
     facets: list[Facet], lexicon: Lexicon, phrases: Sequence[Set[int]] | None = None, cut_from: Sequence[Set[int]] = (),
-    slotted: Set[int] = frozenset(), asking: Set[int] = frozenset(),
+    slotted: Set[int] = frozenset(), asking: Set[int] = frozenset(), verbs: Set[int] = frozenset(),
 ) -> list[Facet]:  # fmt: skip
     """Each facet with its topicality (``asking``: see :func:`_facet_weights`); a facet that is not topical only
     ranks (the most topical one always gates, an optional one stays optional but for the topical head of a phrase
@@ -450,7 +453,7 @@ def _weigh(
         facets = _topical_alternatives(facets, lexicon)
     weights = _facet_weights(facets, lexicon, asking)
     kept = {i for group in cut_from if any(weights[j] >= TOPICAL for j in group) for i in group
-            if _keeps_part(i, group, facets, weights, lexicon, request=phrases is not None)}  # fmt: skip
+            if _keeps_part(i, group, facets, weights, lexicon, phrases is not None, i in verbs)}  # fmt: skip
     stated = [any(lexicon.phrase_df(s) > 0 for s in f.all_spellings()) for f in facets]
     apart = _apart(facets, weights, stated, phrases, lexicon, slotted) if phrases is not None else set()
     # the most topical facet gates; in a request, even one read as optional by the corpus' counts alone (in "asked
@@ -531,25 +534,39 @@ def _more_spread(a: Facet, b: Facet, lexicon: Lexicon) -> int:
 
 
 def _keeps_part(
-    i: int, group: Set[int], facets: list[Facet], weights: list[float], lexicon: Lexicon, request: bool = False
-) -> bool:
+    i: int, group: Set[int], facets: list[Facet], weights: list[float], lexicon: Lexicon, request: bool = False,
+    verb: bool = False,
+) -> bool:  # fmt: skip
     """Whether a part of a phrase typed as a whole, with a topical part beside it, stays as read: it is topical
     itself, it modifies a topical part after it and the corpus states no word of its family (so nothing says it is
     a word of the request: "weather" of "weather forecasting" in a corpus without weather must hold, and nothing
     matches; "researching" is of the family of "research"; in a request, a word after the topic modifies nothing:
-    "quantization asap"), it is a compound modifier ("language-guided"), or the corpus states it with a topical
-    part far beyond chance. A verb of the request typed before the topic ("I'm *researching* knowledge graphs",
-    "asked to *review* X") is none of these."""
+    "quantization asap"), it is a noun before a topical part and rarer in the corpus than it ("protein" of "protein
+    design"), it is a compound modifier ("language-guided"), or the corpus states it with a topical part far beyond
+    chance. A verb of the request typed before the topic ("I'm *researching* knowledge graphs", "asked to *review*
+    X"; ``verb``: the verb of the request's clause, "Which papers *critique* X?") is none of these."""
     f = facets[i]
     unstated = all(lexicon.both_df(a, a) == 0 for a in f.alternatives)
     # (in a request; in a statement every word is content, wherever it stands)
     modifies = any(weights[j] >= TOPICAL for j in group if j > i) or not request
+    # (a noun rarer in the corpus than the topical part it modifies narrows that part to a topic: "protein" of
+    # "protein design", "weather" of "weather forecasting" in a corpus of machine learning, where such words are rare
+    # but common in English, so topicality alone weighs them as a word of the request)
+    after = [j for j in group if j > i and weights[j] >= TOPICAL]
+    noun = all(nominal(w) >= 1.0 for a in f.alternatives for w in content_words(a))
+    narrows = not verb and noun and bool(after) and all(_df(f, lexicon) < _df(facets[j], lexicon) for j in after)
     return (
         (weights[i] >= TOPICAL and (modifies or not unstated))  # (how topical an unstated word is, no count says)
         or (unstated and modifies)
+        or narrows
         or any("-" in a for a in f.alternatives)
         or any(weights[j] >= TOPICAL and _goes_with(f, facets[j], lexicon) for j in group if j != i)
     )
+
+
+def _df(facet: Facet, lexicon: Lexicon) -> int:
+    """The papers stating the facet's commonest alternative."""
+    return max(lexicon.phrase_df(a) for a in facet.alternatives)
 
 
 def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:

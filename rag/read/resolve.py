@@ -485,6 +485,7 @@ def _weigh(
     return out
 
 
+SPELLINGS_TOGETHER = 4  # the spellings of each of two units searched together before they count as never together
 LATER = 0.05  # of two units typed apart, never stated together, the earlier is the request's unless this more topical
 # … unless the papers of one are this much less close to one another than the other's (_more_spread)
 TIE_COHESION = 0.03
@@ -747,7 +748,14 @@ def _never_with(facet: Facet, topic: Facet, lexicon: Lexicon) -> bool:
     "contributions", "learn more about X"), need not. (Whether it co-occurs more than chance would say is too
     noisy at the counts of one topic: "recurrent networks" with "language modeling".)"""
     counts = _joint(facet, topic, lexicon)
-    return any(na for na, _, _ in counts) and not any(both for _, both, _ in counts)
+    if not any(na for na, _, _ in counts) or any(both for _, both, _ in counts):
+        return False
+    # (nor in another of their spellings: "reinforcement learning techniques", which no paper on robotic manipulation
+    # states, is also "reinforcement learning", which 69 do)
+    return not any(
+        lexicon.both_df(a, b) for a in facet.all_spellings()[:SPELLINGS_TOGETHER]
+        for b in topic.all_spellings()[:SPELLINGS_TOGETHER]
+    )  # fmt: skip
 
 
 def _goes_with(facet: Facet, main: Facet, lexicon: Lexicon) -> bool:

@@ -2,7 +2,8 @@
 techniques", which no paper on robotic manipulation states, is also "reinforcement learning" (its generic head
 dropped), which 69 papers of the conference pool on robotic manipulation state. Read as never together, one of the
 two had been taken for a phrase of the request and only ranked: "what's out there on reinforcement learning
-techniques in robotic manipulation" cited 193 papers (F1 0.22; now 125 papers, 0.79, against 0.80 for the plain question)."""
+techniques in robotic manipulation" cited 193 papers (F1 0.22; now 125 papers, 0.79, against 0.80 for the plain
+question)."""
 
 from __future__ import annotations
 

@@ -1366,3 +1366,22 @@ def test_a_one_word_alternative_takes_a_modifier_only_from_a_term() -> None:
     # (a head of work takes it, as the corpus need not state it: "backdoor attacks or defenses")
     p = plan("Which papers study backdoor attacks or defenses?", LEX, weigh=False)
     assert [[a.lower() for a in f.alternatives] for f in p.facets] == [["backdoor attacks", "backdoor defenses"]]
+
+
+@pytest.mark.parametrize("relation", ["based", "guided", "driven"])
+def test_a_word_relating_a_common_name_is_no_coined_name(relation: str) -> None:
+    """ "GAN-based" names GANs, which many papers use: "what's out there on GAN-based image generation" asks for
+    papers. It had been read as a question of fact about a coined name ("GAN-based", a word few papers write), and
+    answered "No paper in the corpus mentions GAN-based" (or, for "LLM-based agents", one paper quoted)."""
+    docs = [*(f"GAN models for {w} generation." for w in ("image", "video", "audio", "text", "graph", "molecule")),
+            f"A GAN-{relation} image generation method.", "WaterSIC reaches a small rate gap.",
+            "GEM-FI reaches a small rate gap."]  # fmt: skip
+    lex = docs_lexicon(docs)
+    for q in [
+        f"what's out there on GAN-{relation} image generation",
+        f"What is known about GAN-{relation} image generation?",
+    ]:
+        p = plan(q, lex)
+        assert p.intent == "set" and any("image generation" in f for f in facets(p)), (q, p)
+    assert plan("What rate gap does WaterSIC reach?", lex).intent == "factoid"
+    assert plan("What rate gap does GEM-FI reach?", lex).intent == "factoid"

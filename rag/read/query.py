@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from askpapers.rag.read.cues import (
     NOT_WORDS,
+    RELATIONAL,
     REQUEST_WORDS,
     TOKEN,
     asked_verbs,
@@ -63,6 +64,14 @@ __all__ = ["REQUEST_WORDS", "Facet", "QueryPlan", "plan", "question_terms", "sam
 COINED_PAPERS = 5  # a name in at most this many papers is a coined one a factoid question may ask about
 
 
+def named(word: str) -> str:
+    """What a word names: a word that relates a name ("GAN-based", "LLM-guided": `RELATIONAL`) names what it
+    relates ("GAN"), which is what a coined name is told by ("what's out there on LLM-based agents" had been read as
+    a question of fact about a coined name, "LLM-based", which no paper uses as a word of its own)."""
+    head, _, tail = word.rpartition("-")
+    return head if head and tail.lower() in RELATIONAL else word
+
+
 def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     """The plan of one question (already validated and printable). Each facet is weighed by how topical it is
     (:mod:`rag.read.topicality`); one that is not only ranks. ``weigh=False`` keeps every facet as read (to train that
@@ -80,8 +89,8 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     # a fact is asked about a coined method or paper, which few papers name ("WaterSIC"), not about "GANs", nor about
     # an acronym the question spells out ("parameter-efficient fine-tuning (PEFT)" names a topic, not one paper)
     spelled = {i + 1 for i in acronyms} | {i for i, t in enumerate(toks) if t.protected >= 0}
-    coined = [t.text for i, t in enumerate(toks) if t.word and is_name(t.text) and i not in spelled
-              and lexicon.df(t.text.lower()) <= COINED_PAPERS]  # fmt: skip
+    coined = [t.text for i, t in enumerate(toks) if t.word and is_name(named(t.text)) and i not in spelled
+              and lexicon.df(named(t.text).lower()) <= COINED_PAPERS]  # fmt: skip
     followup = points_back(toks)
 
     def glue(word: str, neighbour: list[str], before: bool, last: bool) -> bool:

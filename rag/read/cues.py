@@ -341,6 +341,12 @@ def verb_form(word: str) -> bool:
     return "VERB" in word_classes(word)
 
 
+def participle(word: str) -> bool:
+    """Whether a (lower-case) word is the past participle of a verb the dictionary knows ("powered", "inspired"): the
+    "-ed" form of a verb."""
+    return word.endswith("ed") and verb_form(word)
+
+
 def adverb(word: str) -> bool:
     """Whether a word is an adverb made from an English word ("ideally", "preferably", "quickly", "basically"): its
     base, without the "-ly", is a word of general English (``wordfreq``, bundled data)."""

@@ -149,6 +149,7 @@ class Tok:
     low: str
     word: bool
     protected: int = -1  # index of the acronym definition this token belongs to
+    joined: bool = False  # the second part of a word typed with a hyphen and read apart ("learning-*enabled*")
 
 
 def tokens(text: str) -> list[Tok]:

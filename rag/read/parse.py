@@ -246,9 +246,10 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             close()
             out.append("gap" if boundary == "or" and _opens_clause(toks, i) else boundary)
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS
-                                   or (nxt is not None and nxt.low == "by" and participle(low)))
-              and not glued(low, cur.words, False, last)):  # fmt: skip
-            # ("X *powered* by Y", "X *inspired* by Y": a participle and "by" link X to Y as a link verb does)
+                                   or (((nxt is not None and nxt.low == "by") or t.joined) and participle(low)))
+              and (t.joined or not glued(low, cur.words, False, last))):  # fmt: skip
+            # ("X *powered* by Y", "X *inspired* by Y": a participle and "by" link X to Y as a link verb does, and so
+            # does one a hyphen joined to X, "X-*enabled* Y")
             close()
             out.append(f"link:{low}")
         elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"

@@ -29,6 +29,7 @@ from askpapers.rag.read.cues import (
     Tok,
     is_acronym,
     is_name,
+    participle,
 )
 from askpapers.rag.read.expand import build, head_forms
 from askpapers.rag.read.lexicon import (
@@ -74,13 +75,13 @@ def resolve(
     verbs: set[int] = set()  # the first parts of phrases cut apart that start with the verb of the request's clause
     leads = [v for g in groups for v in _lead_apart(g, lexicon, request, shouted)]
     for group in [d for g in leads for d in _distribute(g, lexicon)]:
-        if named := _led_by_term(group, lexicon, shouted=shouted):
+        if named := _led_by_term(group, lexicon, shouted=shouted, request=request):
             led.append(set(range(len(facets), len(facets) + len(named))))
             facets += [build(g, lexicon) for g in named]
             continue
         split = [_split_unattested(u, lexicon, request) for u in group]
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
-            parts = _parts(split[0], lexicon)
+            parts = _parts(split[0], lexicon, request)
             cut_from.append(set(range(len(facets), len(facets) + len(parts))))
             if group[0].verb:  # (its first part is the verb of the request's clause: "Which papers *critique* X?")
                 verbs.add(len(facets))
@@ -142,7 +143,7 @@ def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
             and lexicon.phrase_df(f"{before} {head} {tail}") < MIN_TERM_PAPERS
         )
         if after_term or not _hyphen_term(f"{head} {tail}", head, tail, lexicon):
-            out += [Tok(p, p.lower(), True) for p in parts]
+            out += [Tok(parts[0], head, True), Tok(parts[1], tail, True, joined=True)]
         else:
             out.append(t)
     return out
@@ -185,11 +186,13 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
             links.insert(0, str(out.pop())[5:])
         if isinstance(item, Unit) and links and links[0] in RELATIONAL_VERBS and out and isinstance(out[-1], Unit):
             left, verb = out[-1], links[0]
-            if len(links) == 1:  # "language guided navigation" is "language-guided navigation"
+            if len(links) == 1 and len(left.words) == 1:  # "language guided navigation": "language-guided navigation"
+                # (a term of several words before the verb is a facet of its own: "imitation learning-driven
+                # manipulation" is imitation learning and manipulation, not "imitation" and "learning-driven")
                 out[-1] = Unit([*left.words[:-1], f"{left.words[-1]}-{verb}", *item.words],
                                 [*left.shown[:-1], f"{left.shown[-1]}-{verb}", *item.shown])  # fmt: skip
                 continue
-            if len(item.words) == 1 and not item.alias:  # "navigation guided by language": the same
+            if len(links) > 1 and len(item.words) == 1 and not item.alias:  # "navigation guided by language": the same
                 out[-1] = Unit([f"{item.words[0]}-{verb}", *left.words], [f"{item.shown[0]}-{verb}", *left.shown])
                 continue
         if isinstance(item, Unit) and links and out and isinstance(out[-1], Unit):
@@ -303,7 +306,7 @@ def _lead_apart(group: list[Unit], lexicon: Lexicon, request: bool = False, shou
     if _verb_led(first, lexicon):
         verb, rest = Unit(first.words[:1], first.shown[:1], verb=True), Unit(first.words[1:], first.shown[1:])
         return [[verb], [rest, *group[1:]]]
-    if len(group) < 2 or not verbal(first.words[0]) or _led_by_term(group, lexicon, shouted) is not None:
+    if len(group) < 2 or not verbal(first.words[0]) or _led_by_term(group, lexicon, shouted, request) is not None:
         return [group]
     parts = _split_unattested(first, lexicon, request)
     if len(parts) < 2:
@@ -369,9 +372,10 @@ def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
     return low.isalpha() and 2 <= len(core) <= 5 and core not in english_words() and lexicon.df(low) > 0
 
 
-def _linked_part(part: Unit, lexicon: Lexicon) -> Unit:
+def _linked_part(part: Unit, lexicon: Lexicon, request: bool = False) -> Unit:
     """A part cut from a phrase (:func:`_parts`, :func:`_led_by_term`) that ends in a link verb after a hyphen,
-    "GAN-based" of "GAN-based image generation" (no paper states the whole), read as what it links: "X-based Y" is Y
+    "GAN-based" of "GAN-based image generation" (no paper states the whole; or any participle, "GANs-enabled"),
+    read as what it links: "X-based Y" is Y
     using X, so the papers on image generation with GANs, not only those that write "GAN-based" (as "GAN based image
     generation" typed apart is read; "reinforcement learning-based" is reinforcement learning). A phrase the corpus
     states whole is not cut: "energy-based models", "model-based reinforcement learning"."""
@@ -379,12 +383,14 @@ def _linked_part(part: Unit, lexicon: Lexicon) -> Unit:
         return part
     last, _, tail = part.words[-1].rpartition("-")
     words = [*part.words[:-1], last]
-    if tail not in LINK_VERBS or not last or lexicon.phrase_df(" ".join(words)) == 0 or common_unit(words, lexicon):
+    # (in a request, any participle: "GANs-driven", "LLM-enabled"; a statement's are its terms, "stress-activated")
+    relates = tail in LINK_VERBS or tail in RELATIONAL_VERBS or (request and participle(tail))
+    if not relates or not last or lexicon.phrase_df(" ".join(words)) == 0 or common_unit(words, lexicon):
         return part  # (words too common to carry a topic stay as typed: "model-based", "learning-based")
     return Unit(words, [*part.shown[:-1], part.shown[-1].rpartition("-")[0]])
 
 
-def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[list[Unit]] | None:
+def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool, request: bool = False) -> list[list[Unit]] | None:
     """ "LLM reasoning" is reasoning in LLMs, and "language model safety" the safety of language models: two
     facets, when the phrase is led by an acronym or by a term of several words the corpus uses (3 papers or
     more) and the corpus uses the whole far less than either part (it is no term of its own); the group's other
@@ -418,10 +424,10 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool) -> list[lis
     ):
         return None  # a term of its own: "natural language processing" (60 of the 82 papers with both parts state it)
     others = [Unit(u.words[n:], u.shown[n:]) if len(u.words) > n else u for u in group[1:]]
-    return [[_linked_part(Unit(lead, first.shown[:n]), lexicon)], [Unit(rest, first.shown[n:]), *others]]
+    return [[_linked_part(Unit(lead, first.shown[:n]), lexicon, request)], [Unit(rest, first.shown[n:]), *others]]
 
 
-def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
+def _parts(parts: list[Unit], lexicon: Lexicon, request: bool = False) -> list[Facet]:
     """Facets of the phrases cut from one unit the corpus never states: the words it never uses, its rarest
     phrase and every phrase of several words that is a term of its own must hold ("quantum computing" needs
     "quantum"; "differentially private federated learning" needs both); the other single words only rank."""
@@ -431,7 +437,7 @@ def _parts(parts: list[Unit], lexicon: Lexicon) -> list[Facet]:
     term = [len(p.words) > 1 and dfs[i] >= MIN_TERM_PAPERS for i, p in enumerate(parts)]
     # (a part such as "GAN-based" is read as "GAN", and holds as the rarest part it was: "score-based diffusion
     # models" needs "score" beside diffusion models, as "score based diffusion models" typed apart does)
-    return [build([_linked_part(p, lexicon)], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i]))
+    return [build([_linked_part(p, lexicon, request)], lexicon, optional=not (dfs[i] == 0 or i == rarest or term[i]))
             for i, p in enumerate(parts)]  # fmt: skip
 
 

@@ -49,6 +49,12 @@ LINKS = frozenset(
         "behind", "among", "amongst", "during", "amid", "amidst", "throughout", "beside", "alongside", "upon",
     }
 )  # fmt: skip
+# the noun of a preposition of several words, "in the *context* of", "in *terms* of", "with *respect* to", "for the
+# *task* of": the whole links as its first word does (a closed class of English; "context" had gated as a topic)
+PREPOSITION_NOUNS = frozenset(
+    {"context", "contexts", "field", "area", "domain", "realm", "setting", "settings", "case", "scope", "terms",
+     "means", "respect", "regard", "basis", "light", "presence", "form", "purpose", "task", "problem", "framework"}
+)  # fmt: skip
 # a link that joins the unit before it to the topic after it as a relation, not a second topic ("the applications *of*
 # X", "alternatives *to* X", "the ideas *behind* X")
 RELATION_LINKS = frozenset({"of", "to", "behind"})

@@ -29,6 +29,7 @@ from askpapers.rag.read.cues import (
     OPENERS,
     OR_WORDS,
     POINTING_BACK,
+    PREPOSITION_NOUNS,
     QUESTION_STARTS,
     RELATIONAL_VERBS,
     RELATIVES,
@@ -118,6 +119,19 @@ def _examples_cue(toks: list[Tok], i: int) -> int:
             while i + n < len(toks) and toks[i + n].text in ".,:":  # "e.g.," "for example,"
                 n += 1
             return n
+    return 0
+
+
+def _preposition(toks: list[Tok], i: int) -> int:
+    """The number of tokens of a preposition of several words that starts at ``i`` ("in the context of", "in terms
+    of", "with respect to": a link, an article or none, a noun of :data:`PREPOSITION_NOUNS`, "of" or "to"), or 0."""
+    if toks[i].low not in LINKS:
+        return 0
+    j = i + 1
+    if j < len(toks) and toks[j].low in ("the", "a", "an"):
+        j += 1
+    if j + 1 < len(toks) and toks[j].low in PREPOSITION_NOUNS and toks[j + 1].low in ("of", "to"):
+        return j + 2 - i
     return 0
 
 
@@ -245,6 +259,11 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
         elif boundary := _boundary(t, both or (nxt is not None and nxt.low in POINTING_BACK)):
             close()
             out.append("gap" if boundary == "or" and _opens_clause(toks, i) else boundary)
+        elif n_prep := _preposition(toks, i):  # "X *in the context of* Y" links as "X in Y" does
+            close()
+            out.append(f"link:{low}" if out and isinstance(out[-1], Unit) else "gap")
+            i += n_prep
+            continue
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS
                                    or (((nxt is not None and nxt.low == "by") or t.joined) and participle(low)))
               and (t.joined or not glued(low, cur.words, False, last))):  # fmt: skip

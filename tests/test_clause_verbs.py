@@ -184,3 +184,16 @@ def test_a_plural_noun_of_the_topic_whose_papers_cluster_is_a_topic(
         (f.alternatives, f.optional) for f in app.read("Which papers study variants of graph neural networks?").facets
     ]
     assert read == [(("variants",), False), (("graph neural networks",), False)], read
+
+
+def test_a_plural_noun_ending_a_phrase_linked_to_a_topic_whose_papers_are_spread_only_ranks(
+    app: Any, forest_weighs_verbs_as_topics: None
+) -> None:
+    """ "graph neural networks *applications* in chemistry": the last part of a phrase no paper states, a plural
+    noun linked to the topic after it, is weighed as "applications of X" is. It had gated: "reinforcement learning
+    applications in robotic manipulation" cited 8 papers (F1 0.10) against 125 asked plainly (0.80)."""
+    for question in ["Which papers study graph neural networks applications in chemistry?",
+                     "Any work on graph neural networks applications to chemistry?"]:  # fmt: skip
+        read = [(f.alternatives[0], f.optional) for f in app.read(question).facets]
+        assert ("applications", True) in read, (question, read)
+        assert [a for a, optional in read if not optional] == ["graph neural networks", "chemistry"], read

@@ -78,6 +78,8 @@ def resolve(
         if named := _led_by_term(group, lexicon, shouted=shouted, request=request):
             led.append(set(range(len(facets), len(facets) + len(named))))
             facets += [build(g, lexicon) for g in named]
+            if _relation_head(group, named[-1]):
+                asking.add(len(facets) - 1)
             continue
         split = [_split_unattested(u, lexicon, request) for u in group]
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
@@ -85,6 +87,8 @@ def resolve(
             cut_from.append(set(range(len(facets), len(facets) + len(parts))))
             if group[0].verb:  # (its first part is the verb of the request's clause: "Which papers *critique* X?")
                 verbs.add(len(facets))
+            if _relation_head(group, split[0][-1:]):
+                asking.add(len(facets) + len(parts) - 1)
             facets += parts
         else:
             if len(group) == 1 and (group[0].verb or _relation_noun(group[0])):
@@ -674,6 +678,14 @@ def _scattered(facet: Facet, lexicon: Lexicon) -> float | None:
 
 
 VERB_PAPERS = 20  # the cohesion of a verb fewer papers use in any of its forms is not measured
+
+
+def _relation_head(group: list[Unit], last: list[Unit]) -> bool:
+    """Whether the last part cut from a phrase linked to the topic after it is one plural noun, which may name a
+    relation to that topic as "applications of X" does ("reinforcement learning *applications* in robotic
+    manipulation"; :func:`_spread` tells it from a topic)."""
+    return (len(group) == 1 and group[0].linked and len(last) == 1 and len(last[0].words) == 1
+            and plural_noun(last[0].words[0]))  # fmt: skip
 
 
 def _relation_noun(unit: Unit) -> bool:

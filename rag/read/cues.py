@@ -55,6 +55,11 @@ PREPOSITION_NOUNS = frozenset(
     {"context", "contexts", "field", "area", "domain", "realm", "setting", "settings", "case", "scope", "terms",
      "means", "respect", "regard", "basis", "light", "presence", "form", "purpose", "task", "problem", "framework"}
 )  # fmt: skip
+# a link and a noun that say how, not what, when no topic word follows ("discuss X *at length*", "*in detail*")
+ADVERBIAL_PHRASES = frozenset(
+    {("at", "length"), ("in", "detail"), ("in", "depth"), ("in", "general"), ("in", "particular"), ("at", "all"),
+     ("in", "full"), ("in", "short"), ("in", "brief"), ("at", "least")}
+)  # fmt: skip
 # a link that joins the unit before it to the topic after it as a relation, not a second topic ("the applications *of*
 # X", "alternatives *to* X", "the ideas *behind* X")
 RELATION_LINKS = frozenset({"of", "to", "behind"})
@@ -167,6 +172,22 @@ def tokens(text: str) -> list[Tok]:
             possessive = low.endswith("'s") and low[:-2] not in ("what", "that", "there", "it")
             low = low[:-2] if possessive else low.replace("'", "")
         out.append(Tok(t, low, t[0].isalnum()))
+    return _shorthand(out)
+
+
+def _shorthand(toks: list[Tok]) -> list[Tok]:
+    """ "w/" read as "with" and "w/o" as "without" (chat shorthand: "papers w/ X" had read "w" as an alternative
+    of X)."""
+    out: list[Tok] = []
+    i = 0
+    while i < len(toks):
+        if toks[i].low == "w" and i + 1 < len(toks) and toks[i + 1].text == "/":
+            without = i + 2 < len(toks) and toks[i + 2].low == "o"
+            out.append(Tok("without" if without else "with", "without" if without else "with", True))
+            i += 3 if without else 2
+            continue
+        out.append(toks[i])
+        i += 1
     return out
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from askpapers.rag.read.cues import (
+    ADVERBIAL_PHRASES,
     ANAPHORA,
     ASKERS,
     AUXILIARIES,
@@ -68,6 +69,9 @@ class Unit:
     verb: bool = False  # its first word is the verb of the clause whose subject is the papers asked for (_clause_verb)
     relation: bool = False  # a link "of" or "to" joins it to the unit after it, as no term ("applications *of* X")
     linked: bool = False  # a link joins it to the unit after it ("transformers *in* time series forecasting")
+    # one word that may name what is asked for rather than what it is about (_names_request): "Which *contributions*
+    # concern X?", "the *key* papers on X"
+    requested: bool = False
 
 
 Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "any" (see grouped), "link:WORD"
@@ -176,6 +180,16 @@ def _clause_verb(toks: list[Tok], i: int) -> bool:
     return subject and verb_form(toks[i].low)
 
 
+def _names_request(toks: list[Tok], i: int, n: int) -> bool:
+    """Whether the unit of one word just before ``i`` (a request word or stop-word, where it ends) may name what is
+    asked for rather than a topic: it stands right after the question's "which" or "what" ("Which *contributions*
+    concern X?", "What *entries* discuss X?") or right before a request noun ("the *key* papers on X", "*theory*
+    papers on X"). Whether it does is the corpus's to tell: its papers are spread over every topic
+    (:func:`.resolve._spread`), while "Which *GANs* are used for X?" and "*pruning* papers" name topics."""
+    before = i - n - 1
+    return toks[i].low in REQUEST_NOUNS or (before >= 0 and toks[before].low in ("which", "what"))
+
+
 def _opens_clause(toks: list[Tok], i: int) -> bool:
     """Whether the comma or "and" at ``i`` opens a clause of its own, so joins nothing: before a request word or a
     clause's first word ("Hi team, which papers …", "…, I'd love …", "…, it's urgent", "…, if any"), an adverb
@@ -259,6 +273,15 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
         elif boundary := _boundary(t, both or (nxt is not None and nxt.low in POINTING_BACK)):
             close()
             out.append("gap" if boundary == "or" and _opens_clause(toks, i) else boundary)
+        elif (
+            nxt is not None
+            and (low, nxt.low) in ADVERBIAL_PHRASES
+            and _ends_topic(toks[i + 2] if i + 2 < len(toks) else None)
+        ):
+            close()  # "discuss X *at length*": how, not what ("in depth estimation" is a topic)
+            out.append("gap")
+            i += 2
+            continue
         elif n_prep := _preposition(toks, i):  # "X *in the context of* Y" links as "X in Y" does
             close()
             out.append(f"link:{low}" if out and isinstance(out[-1], Unit) else "gap")
@@ -286,6 +309,8 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
                   and glued(low, [nxt.low], True, False)):  # fmt: skip
                 cur = Unit([low], [t.text])
             else:
+                if cur is not None and len(cur.words) == 1 and _names_request(toks, i, len(cur.shown)):
+                    cur.requested = True
                 close()
                 article = low in ("the", "a", "an") and bool(out) and str(out[-1]).startswith("link:")
                 # "benchmarks or *methods* for X": an alternative of any kind of work on X, so "benchmarks" narrows

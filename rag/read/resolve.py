@@ -82,6 +82,14 @@ def resolve(
                 asking.add(len(facets) - 1)
             continue
         split = [_split_unattested(u, lexicon, request) for u in group]
+        if request and len(group) == 1 and len(split[0]) > 1:
+            # (a phrase cut from it made only of words of the request is the request's: "what pruning *methods
+            # exist*?", whose "methods exist" the corpus states, had gated on it and left pruning to rank)
+            kept = [u for u in split[0] if not _request_only(u)]
+            if len(kept) == 1:
+                group, split = kept, [kept]
+            elif kept:
+                split[0] = kept
         if len(group) == 1 and len(split[0]) > 1:  # one unit, cut into the phrases the corpus states
             parts = _parts(split[0], lexicon, request)
             cut_from.append(set(range(len(facets), len(facets) + len(parts))))
@@ -91,7 +99,7 @@ def resolve(
                 asking.add(len(facets) + len(parts) - 1)
             facets += parts
         else:
-            if len(group) == 1 and (group[0].verb or _relation_noun(group[0])):
+            if len(group) == 1 and (group[0].verb or _relation_noun(group[0]) or group[0].requested):
                 asking.add(len(facets))
             if len(group) == 1 and group[0].linked:
                 linked.add(len(facets))
@@ -678,6 +686,11 @@ def _scattered(facet: Facet, lexicon: Lexicon) -> float | None:
 
 
 VERB_PAPERS = 20  # the cohesion of a verb fewer papers use in any of its forms is not measured
+
+
+def _request_only(unit: Unit) -> bool:
+    """Whether every word of a unit is a word of the request or a stop-word ("methods exist")."""
+    return all(w in REQUEST_WORDS or w in STOPWORDS for w in unit.words)
 
 
 def _relation_head(group: list[Unit], last: list[Unit]) -> bool:

@@ -386,11 +386,11 @@ def _acronym_word(word: str, shouted: bool, lexicon: Lexicon) -> bool:
 
 def _linked_part(part: Unit, lexicon: Lexicon, request: bool = False) -> Unit:
     """A part cut from a phrase (:func:`_parts`, :func:`_led_by_term`) that ends in a link verb after a hyphen,
-    "GAN-based" of "GAN-based image generation" (no paper states the whole; or any participle, "GANs-enabled"),
-    read as what it links: "X-based Y" is Y
-    using X, so the papers on image generation with GANs, not only those that write "GAN-based" (as "GAN based image
-    generation" typed apart is read; "reinforcement learning-based" is reinforcement learning). A phrase the corpus
-    states whole is not cut: "energy-based models", "model-based reinforcement learning"."""
+    "GAN-based" of "GAN-based image generation" (no paper states the whole), or in a request in any participle
+    ("GANs-enabled"), read as what it links: "X-based Y" is Y using X, so the papers on image generation with GANs,
+    not only those that write "GAN-based" (as "GAN based image generation" typed apart is read; "reinforcement
+    learning-based" is reinforcement learning). A phrase the corpus states whole is not cut: "energy-based models",
+    "model-based reinforcement learning"."""
     if not part.words:
         return part
     last, _, tail = part.words[-1].rpartition("-")

@@ -369,6 +369,11 @@ def verb_form(word: str) -> bool:
     return "VERB" in word_classes(word)
 
 
+def only_verb(word: str) -> bool:
+    """Whether the dictionary knows a (lower-case) word as a verb and as nothing else ("improve", "reduce")."""
+    return word_classes(word) == {"VERB"}
+
+
 def participle(word: str) -> bool:
     """Whether a (lower-case) word is the past participle of a verb the dictionary knows ("powered", "inspired"): the
     "-ed" form of a verb."""

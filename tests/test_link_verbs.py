@@ -80,6 +80,8 @@ def test_a_hyphenated_relation_reads_both_topics(relation: str) -> None:
         for request in REQUESTS[1:]:  # (in a request: a statement's hyphenated words are its terms)
             q = request.format(f"{means}-{relation}", topic)
             assert required(q) == sorted([topic, means.lower()]), (q, required(q))
+            # (typed apart, the same: tests/test_hyphens.py holds this for words a topic is hyphenated to)
+            assert required(request.format(f"{means} {relation}", topic)) == required(q), q
 
 
 @pytest.mark.parametrize(

@@ -160,7 +160,9 @@ class Tok:
     low: str
     word: bool
     protected: int = -1  # index of the acronym definition this token belongs to
-    joined: bool = False  # the second part of a word typed with a hyphen and read apart ("learning-*enabled*")
+    # in a request, a participle between a topic and a topic word, hyphenated or not ("learning-*enabled* robotic
+    # manipulation", "learning *enabled* robotic manipulation": resolve.unhyphenated): it relates the two
+    relates: bool = False
 
 
 def tokens(text: str) -> list[Tok]:
@@ -369,9 +371,10 @@ def verb_form(word: str) -> bool:
     return "VERB" in word_classes(word)
 
 
-def only_verb(word: str) -> bool:
-    """Whether the dictionary knows a (lower-case) word as a verb and as nothing else ("improve", "reduce")."""
-    return word_classes(word) == {"VERB"}
+def bare_verb(word: str) -> bool:
+    """Whether a (lower-case) word is the base form of a verb the dictionary knows as nothing else ("improve",
+    "reduce"; not "federated", an adjective in use, nor "train", also a noun)."""
+    return word_classes(word) == {"VERB"} and word in verb_lemmas(word)
 
 
 def participle(word: str) -> bool:

@@ -42,8 +42,8 @@ from askpapers.rag.read.cues import (
     Tok,
     adverb,
     answer_object,
+    bare_verb,
     is_name,
-    only_verb,
     participle,
     starts_clause,
     topic_word,
@@ -287,7 +287,7 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             out.append("gap")
             i += 2
             continue
-        elif (cur is not None and low == "to" and nxt is not None and only_verb(nxt.low)
+        elif (cur is not None and low == "to" and nxt is not None and bare_verb(nxt.low)
               and (obj := _at(toks, i + 2)) is not None and topic_word(obj) and obj.low not in LINKS):  # fmt: skip
             # "X *to improve* Y": a purpose, which links X to Y as "X for Y" does ("improve Y" had been a unit, and
             # gated: "imitation learning to improve manipulation" cited 12 papers)
@@ -301,10 +301,10 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             i += n_prep
             continue
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS
-                                   or (((nxt is not None and nxt.low == "by") or t.joined) and participle(low)))
-              and (t.joined or not glued(low, cur.words, False, last))):  # fmt: skip
+                                   or (((nxt is not None and nxt.low == "by") or t.relates) and participle(low)))
+              and (t.relates or not glued(low, cur.words, False, last))):  # fmt: skip
             # ("X *powered* by Y", "X *inspired* by Y": a participle and "by" link X to Y as a link verb does, and so
-            # does one a hyphen joined to X, "X-*enabled* Y")
+            # does one between a topic and a topic word in a request, hyphenated or not, "X-*enabled* Y")
             close()
             out.append(f"link:{low}")
         elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"

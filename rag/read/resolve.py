@@ -30,6 +30,7 @@ from askpapers.rag.read.cues import (
     is_acronym,
     is_name,
     participle,
+    topic_word,
 )
 from askpapers.rag.read.expand import build, head_forms
 from askpapers.rag.read.lexicon import (
@@ -155,9 +156,14 @@ def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
             and lexicon.phrase_df(f"{before} {head} {tail}") < MIN_TERM_PAPERS
         )
         if after_term or not _hyphen_term(f"{head} {tail}", head, tail, lexicon):
-            out += [Tok(parts[0], head, True), Tok(parts[1], tail, True, joined=True)]
+            out += [Tok(p, p.lower(), True) for p in parts]
         else:
             out.append(t)
+    # a participle between a topic and a topic word relates them, hyphenated or typed apart alike ("reinforcement
+    # learning-enabled robotic manipulation"; not "pruning-focused papers", where no topic word follows)
+    for i, t in enumerate(out):
+        if 0 < i < len(out) - 1 and participle(t.low) and topic_word(out[i - 1]) and topic_word(out[i + 1]):
+            out[i] = replace(t, relates=out[i + 1].low not in LINKS)
     return out
 
 

@@ -217,7 +217,9 @@ def _opens_clause(toks: list[Tok], i: int) -> bool:
     )
 
 
-def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: Glue) -> list[Item]:
+def segments(
+    toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: Glue, request: bool = False
+) -> list[Item]:
     """Units and the boundaries between them, in question order (``glued``: whether a request word belongs to the
     topic beside it, which the corpus decides)."""
     out: list[Item] = []
@@ -336,7 +338,17 @@ def segments(toks: list[Tok], skip: set[int], acronyms: dict[int, str], glued: G
             out.append("gap")
         else:
             if cur is None:
-                cur = Unit([], [], verb=_clause_verb(toks, i))  # (the corpus tells whether it is of the topic)
+                # (the corpus tells whether it is of the topic; so for a gerund that opens a unit before a topic
+                # word in a request, "exploiting X for Y")
+                gerund = (
+                    request
+                    and low.endswith("ing")
+                    and verb_form(low)
+                    and topic_word(nxt)
+                    and nxt is not None
+                    and nxt.low not in LINKS
+                )
+                cur = Unit([], [], verb=_clause_verb(toks, i) or gerund)
             cur.words.append(low)
             cur.shown.append(t.text)
         i += 1

@@ -106,7 +106,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         seen = ["" if i in context else w for i, w in enumerate(lows)]
         intent, overview, cue = intent_of(seen, [w for t, w in zip(toks, seen, strict=True) if t.word and w], coined)
         skip = used | cue | framing | context
-        items = join_terms(bounded(segments(toks, skip, acronyms, glue)), lexicon)
+        items = join_terms(bounded(segments(toks, skip, acronyms, glue, is_framed)), lexicon)
         groups, excluded_groups = grouped(items)
         groups = [g[:MAX_ALTERNATIVES] for g in groups[:MAX_FACETS]]
         excluded_groups = [g[:MAX_ALTERNATIVES] for g in excluded_groups[:MAX_FACETS]]

@@ -342,6 +342,8 @@ def segments(
                 # word in a request, "exploiting X for Y")
                 gerund = (
                     request
+                    and i > 0
+                    and toks[i - 1].word  # (after a word of the request or a link; "Researching X." opens a sentence)
                     and low.endswith("ing")
                     and verb_form(low)
                     and topic_word(nxt)

@@ -31,7 +31,7 @@ REQUEST_WORDS = frozenset(
     tackle tackles tackling propose proposes proposing introduce introduces introducing present presents
     presenting develop develops developing focus focuses focusing involve involves involving consider considers
     considering discuss discusses discussing mention mentions mentioning deal deals dealing concern concerns
-    concerning regarding related relating relate relates cover covers covering talk talks talking centered
+    concerning regarding re related relating relate relates cover covers covering talk talks talking centered
     centred topic topics area areas field fields subject theme themes idea ideas notion concept approach approaches
     method methods technique techniques there exist exists available corpus collection currently kind kinds type
     types sort sorts can could would should does do did is are was were be been any some all every but also
@@ -64,7 +64,7 @@ ADVERBIAL_PHRASES = frozenset(
 # X", "alternatives *to* X", "the ideas *behind* X")
 RELATION_LINKS = frozenset({"of", "to", "behind"})
 # "applied to", "X using Y", "where X meets Y"
-LINK_VERBS = frozenset({"applied", "combined", "based", "using", "use", "uses", "meets", "meet"})
+LINK_VERBS = frozenset({"applied", "combined", "based", "centric", "using", "use", "uses", "meets", "meet"})
 # second parts of hyphenated modifiers that relate the first part rather than name a topic ("language-guided")
 RELATIONAL = frozenset(
     {

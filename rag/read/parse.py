@@ -106,9 +106,13 @@ def _negates_predicate(toks: list[Tok], i: int) -> bool:
     return j >= 0 and toks[j].word and toks[j].low not in REQUEST_WORDS and toks[j].low not in STOPWORDS
 
 
+# ", to get up to speed", ", for my thesis", "…, where do I start?" (and each of SUBORDINATORS: ", if any"), and a
+# phrase a comma sets apart that starts with a preposition (", with evidence,", ", in particular for X")
 CLAUSE_STARTS = frozenset(
-    {"to", "for", "as", "before", "so", "where", "what", "whats", "how", "which", "who", "why", "when"}
-)  # ", to get up to speed", ", for my thesis", "…, where do I start?" (and each of SUBORDINATORS: ", if any")
+    {"to", "for", "as", "before", "so", "where", "what", "whats", "how", "which", "who", "why", "when",
+     "with", "in", "on", "by", "from", "at", "via", "using", "about", "within", "through", "towards"}
+)  # fmt: skip
+NOUN_LEADS = frozenset({"the", "a", "an", "all", "any", "some", "every", "each", "those", "these"})
 EXAMPLE_CUES = (
     ("like",), ("such", "as"), ("including",), ("e", ".", "g"), ("eg",), ("i", ".", "e"), ("for", "example"),
     ("for", "instance"), ("especially",), ("particularly",),
@@ -209,7 +213,10 @@ def _opens_clause(toks: list[Tok], i: int) -> bool:
     if "'" in nxt.text or nxt.low in SUBORDINATORS or (adverb(nxt.low) and ends):
         return True
     if toks[i].text == ",":
-        return nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS
+        j = i + 1  # (", *the papers* on X", ", *all the works* about X")
+        while j + 1 < len(toks) and toks[j].low in NOUN_LEADS:
+            j += 1
+        return nxt.low in REQUEST_WORDS or nxt.low in CLAUSE_STARTS or toks[j].low in REQUEST_WORDS
     return (
         nxt.low in ASKERS
         or nxt.low in QUESTION_STARTS

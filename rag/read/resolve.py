@@ -649,6 +649,8 @@ def _facet_weights(facets: list[Facet], lexicon: Lexicon, asking: Set[int] = fro
             weights[i] = min(weights[i], TOPICAL * max(cohesion, 0.0) / COHESIVE)
         elif _clustered(f, lexicon):
             weights[i] = max(weights[i], TOPICAL)
+        if _letter(f):  # (a lone letter is a symbol of some papers, "Q" or "k", not a topic: "Quick *q*: ...")
+            weights[i] = 0.0
     return weights
 
 

@@ -60,6 +60,8 @@ def forest_weighs_them_as_topics(monkeypatch: pytest.MonkeyPatch) -> None:
         "graph neural networks: what are the key papers?",
         "What are the key papers on graph neural networks?",
         "Which contributions discuss graph neural networks, please?",
+        # (after a request noun: "directions" had gated, weighed 0.94; 1 paper cited for quantization, F1 0.09)
+        "Which research contributions involve graph neural networks?",
     ],
 )
 def test_a_word_naming_what_is_asked_for_only_ranks(

@@ -196,6 +196,8 @@ def _names_request(toks: list[Tok], i: int, n: int) -> bool:
     papers on X"). Whether it does is the corpus's to tell: its papers are spread over every topic
     (:func:`.resolve._spread`), while "Which *GANs* are used for X?" and "*pruning* papers" name topics."""
     before = i - n - 1
+    while before > 0 and toks[before].low in REQUEST_NOUNS:  # ("Which research *directions* involve X?")
+        before -= 1
     return toks[i].low in REQUEST_NOUNS or (before >= 0 and toks[before].low in ("which", "what"))
 
 

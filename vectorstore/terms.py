@@ -17,8 +17,12 @@ from askpapers.vectorstore.text import stem, tokens
 # "robotic". Words that only share a stem are different terms: "conformal" is not "conformer" or "conformation".
 _INFLECTIONS = frozenset({"", "s", "es", "e", "ed", "d", "ing", "ings", "ly"})
 _ADJECTIVAL = frozenset({"", "s", "ic", "ics", "ical", "ically"})  # robot, robotic, robotics
-# a verb and its nouns: "hallucinate", "hallucination"; "predict", "prediction"; "quantize", "quantization"
-_VERBAL = frozenset({"", "e", "s", "es", "ed", "ing", "ate", "ates", "ated", "ating", "ation", "ations", "ion", "ions"})
+# a verb and its nouns: "hallucinate", "hallucination"; "predict", "prediction"; "quantize", "quantization";
+# "simulate", "simulation", "simulator"; "collaborate", "collaborative"
+_VERBAL = frozenset(
+    {"", "e", "s", "es", "ed", "ing", "ate", "ates", "ated", "ating", "ation", "ations", "ion", "ions", "ator", "ators",
+     "ative", "atively"}
+)  # fmt: skip
 # A derived noun asked as a word of its own ("sampling", "pretraining", "relations", "demonstrations"; "fine-tuning"
 # where the corpus also writes "finetuning") is met only by its own noun forms, singular or plural: its verb and
 # adjective forms are mostly another use ("samples", "pretrained models", "related work", "we demonstrate", "navigate
@@ -160,6 +164,8 @@ def same_term(a: str, b: str, alone: bool = False) -> bool:
     if ra != rb:
         return False
     sa, sb = _y_suffix(_suffix(a, ra), ra), _y_suffix(_suffix(b, rb), rb)
+    if sa.startswith("iz") and sb.startswith("iz"):  # (a stem short of "-ize": "generalize", "generalization")
+        sa, sb = sa[2:], sb[2:]
     if alone and sa in _NOUN_FORMS and sb not in _NOUN_FORMS[sa]:
         return False
     if sa == sb:

@@ -70,15 +70,32 @@ def _topic_units(topic: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(units))
 
 
-def phrase_coverage(phrase: str, text: str, whole: bool = False) -> float:
-    """:func:`coverage` of the phrase's :func:`topic_units`; but a phrase asked as a word of its own (one word, or
-    ``whole``: see :func:`states`) with a derived noun in it is covered only where it is stated, in a noun form
-    ("samples" covers no part of "sampling", as it states none of it). (A word is stated within a sentence: the text
-    is read once, not each sentence again.)"""
+def phrase_coverage(phrase: str, text: str, whole: bool = False, written: str = "") -> float:
+    """:func:`coverage` of the phrase's :func:`topic_units`, counting a word only where ``written`` (the text whose
+    words are looked up as written: ``text``, or the paper's title and abstract) holds a word of its family
+    (:func:`_unstated`); but a phrase asked as a word of its own (one word, or ``whole``: see :func:`states`) with a
+    derived noun in it is covered only where it is stated, in a noun form ("samples" covers no part of "sampling", as
+    it states none of it). (A word is stated within a sentence: the text is read once, not each sentence again.)"""
     words = tokens(phrase)
     if (whole or len(words) == 1) and any(derived_noun(w) for w in words):
         return float(states(text, phrase, whole=True))
-    return coverage(topic_units(phrase), text)
+    return _coverage(tuple(topic_units(phrase)), text, _unstated(tuple(words), written or text))
+
+
+def _unstated(words: tuple[str, ...], text: str) -> frozenset[str]:
+    """The stems of the phrase's words that ``text`` holds only in words of another term of the family
+    (:func:`~vectorstore.terms.same_term`): "generally" and "general" share the stem of "generalization", and state
+    none of it."""
+    text_words, text_stems = _token_index(text)
+    out = set()
+    for w in words:
+        if w in STOPWORDS or _COMPOUND.search(w):
+            continue
+        target = stem(w)
+        found = [text_words[i] for i in _places(text_stems, target)]
+        if found and not any(same_term(w, v) for v in found):
+            out.add(target)
+    return frozenset(out)
 
 
 def coverage(units: Sequence[str], text: str) -> float:
@@ -91,7 +108,7 @@ def coverage(units: Sequence[str], text: str) -> float:
 
 
 @lru_cache(maxsize=4096)
-def _coverage(units: tuple[str, ...], text: str) -> float:
+def _coverage(units: tuple[str, ...], text: str, unstated: frozenset[str] = frozenset()) -> float:
     """:func:`coverage`, kept for the candidates of one question (the matcher asks it per facet, then per facet's
     first spelling again for the membership features)."""
     if not units:
@@ -105,7 +122,7 @@ def _coverage(units: tuple[str, ...], text: str) -> float:
                 forms = forms if forms is not None else phrase_forms(sentence)
                 found += contains_phrase(forms, u)
             else:
-                found += u in words
+                found += u in words and u not in unstated
         best = max(best, found / len(units))
     return best
 

@@ -178,7 +178,7 @@ class FacetMatcher:
         for group in facet.groups():
             # (the forms the papers define, not the spelling asked: an acronym among them only as written)
             phrase = any(states(text, v, v != s, as_one_word(v, one)) for s in group for v in variants.get(s, [s]))
-            cov = max(phrase_coverage(s, p.abstract, as_one_word(s, one)) for s in group)
+            cov = max(phrase_coverage(s, p.abstract, as_one_word(s, one), text) for s in group)
             if not decide(phrase, sim, cov, self.rule):
                 continue
             score = (1.0 if phrase else 0.0) + cov * 0.5 + sim
@@ -271,7 +271,9 @@ class FacetMatcher:
             for f, (_, dense), v, c, one in zip(facets, pools, variants_of, cores, ones, strict=False):
                 hit = self.meets(p, f, v, dense, r.loose, c, one)
                 sim = dense[pid].similarity if pid in dense else 0.0
-                cov = max(phrase_coverage(s, p.abstract, as_one_word(s, one)) for g in f.groups() for s in g[:1])
+                cov = max(
+                    phrase_coverage(s, p.abstract, as_one_word(s, one), _text_of(p)) for g in f.groups() for s in g[:1]
+                )
                 if hit is not None:
                     score += hit.score
                     evs.append(FacetEvidence(True, hit.phrase, hit.loose, cov, sim, f.weight, hit.evidence))

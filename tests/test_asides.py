@@ -92,3 +92,11 @@ def test_re_is_regarding() -> None:
 def test_a_relating_suffix_after_a_phrase_links(suffix: str) -> None:
     question = f"Which papers study language models-{suffix} retrieval augmented generation?"
     assert sorted(_gates(question)) == ["language models", "retrieval augmented generation"], plan(question, LEX).facets
+
+
+@pytest.mark.parametrize("role", ["as a tool for", "as a means for", "as a way to study"])
+def test_a_role_after_as_links(every_unit_topical: None, role: str) -> None:
+    """ "GANs *as a tool for* image generation" is GANs for image generation ("tool" had gated: 1 paper cited for
+    each of 4 compound dev topics asked so, in a generated set of link patterns, seed 23)."""
+    question = f"Which papers use GANs {role} image generation?"
+    assert sorted(_gates(question)) == ["gans", "image generation"], plan(question, LEX).facets

@@ -36,6 +36,7 @@ from askpapers.rag.read.cues import (
     RELATIVES,
     REQUEST_NOUNS,
     REQUEST_WORDS,
+    ROLE_NOUNS,
     SUBORDINATORS,
     WANTS,
     WISHES,
@@ -133,15 +134,19 @@ def _examples_cue(toks: list[Tok], i: int) -> int:
 
 def _preposition(toks: list[Tok], i: int) -> int:
     """The number of tokens of a preposition of several words that starts at ``i`` ("in the context of", "in terms
-    of", "with respect to": a link, an article or none, a noun of :data:`PREPOSITION_NOUNS`, "of" or "to"), or 0."""
-    if toks[i].low not in LINKS:
+    of", "with respect to": a link, an article or none, a noun of :data:`PREPOSITION_NOUNS`, "of" or "to"; or "as",
+    an article, such a noun or one of :data:`ROLE_NOUNS`, and "of", "to" or "for": "as a tool for"), or 0."""
+    role = toks[i].low == "as"
+    if toks[i].low not in LINKS and not role:
         return 0
     j = i + 1
     if j < len(toks) and toks[j].low in ("the", "a", "an"):
         j += 1
-    if j + 1 < len(toks) and toks[j].low in PREPOSITION_NOUNS and toks[j + 1].low in ("of", "to"):
-        return j + 2 - i
-    return 0
+    elif role:
+        return 0
+    if j + 1 >= len(toks) or toks[j + 1].low not in (("of", "to", "for") if role else ("of", "to")):
+        return 0
+    return j + 2 - i if toks[j].low in PREPOSITION_NOUNS or (role and toks[j].low in ROLE_NOUNS) else 0
 
 
 def _at(toks: list[Tok], i: int) -> Tok | None:
@@ -308,7 +313,8 @@ def segments(
             continue
         elif n_prep := _preposition(toks, i):  # "X *in the context of* Y" links as "X in Y" does
             close()
-            out.append(f"link:{low}" if out and isinstance(out[-1], Unit) else "gap")
+            link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")
+            out.append(f"link:{link}" if out and isinstance(out[-1], Unit) else "gap")
             i += n_prep
             continue
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS

@@ -32,6 +32,7 @@ from askpapers.rag.read.cues import (
     POINTING_BACK,
     PREPOSITION_NOUNS,
     QUESTION_STARTS,
+    RELATIONAL,
     RELATIONAL_VERBS,
     RELATIVES,
     REQUEST_NOUNS,
@@ -364,6 +365,8 @@ def segments(
                     and topic_word(nxt)
                     and nxt is not None
                     and nxt.low not in LINKS
+                    and nxt.low not in LINK_VERBS  # (a noun before a relating word: "*clustering*-based X")
+                    and nxt.low not in RELATIONAL
                 )
                 cur = Unit([], [], verb=_clause_verb(toks, i) or gerund)
             cur.words.append(low)

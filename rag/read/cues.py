@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from askpapers.rag.read.lexicon import Lexicon, english_words, word_classes, zipf
 from askpapers.rag.read.lexicon import verb_lemmas as verb_lemmas  # (for parse, which imports no lexicon module)
 from askpapers.rag.types import Intent
+from askpapers.vectorstore.english import english_statistics
 from askpapers.vectorstore.text import STOPWORDS
 from askpapers.vectorstore.types import Filters
 
@@ -373,6 +374,13 @@ def verb_form(word: str) -> bool:
     """Whether the dictionary knows a (lower-case) word as a form of a verb ("exploit", "harnesses", "analyzed"),
     whatever else it knows it as (:func:`~rag.read.lexicon.word_classes`)."""
     return "VERB" in word_classes(word)
+
+
+def said_as_verb(word: str) -> bool:
+    """Whether general English says a (lower-case) word as a verb at least now and then: after "to", "we", "it" or a
+    modal a tenth as often as after an article (:class:`~vectorstore.english.English`'s ``verbal``: "helps",
+    "improves", "enables"; not "networks", "models" or "attacks")."""
+    return word in english_statistics().verbal
 
 
 def bare_verb(word: str) -> bool:

@@ -47,6 +47,7 @@ from askpapers.rag.read.cues import (
     bare_verb,
     is_name,
     participle,
+    said_as_verb,
     starts_clause,
     topic_word,
     verb_form,
@@ -148,6 +149,23 @@ def _preposition(toks: list[Tok], i: int) -> int:
     if j + 1 >= len(toks) or toks[j + 1].low not in (("of", "to", "for") if role else ("of", "to")):
         return 0
     return j + 2 - i if toks[j].low in PREPOSITION_NOUNS or (role and toks[j].low in ROLE_NOUNS) else 0
+
+
+def _verb_of_how(toks: list[Tok], i: int) -> bool:
+    """Whether the word at ``i`` is the verb of a clause opened by "how" after its subject: a verb form in "-s" that
+    general English says as a verb ("how X *helps* Y"; not "networks" of "how recurrent networks help"), or the base
+    form after "how" and an auxiliary ("how does X *help* Y")."""
+    low = toks[i].low
+    if low.endswith(("ing", "ed")) or low in REQUEST_WORDS or not verb_form(low):
+        return False
+    j = i - 1
+    while j >= 0 and toks[j].word and toks[j].low != "how":
+        j -= 1
+    if j < 0 or toks[j].low != "how" or j + 1 >= i:
+        return False
+    if toks[j + 1].low in AUXILIARIES:
+        return j + 2 < i and low in verb_lemmas(low)
+    return low.endswith("s") and j + 1 < i and said_as_verb(low)
 
 
 def _at(toks: list[Tok], i: int) -> Tok | None:
@@ -312,6 +330,11 @@ def segments(
             out.append("link:to")
             i += 2
             continue
+        elif cur is not None and request and _verb_of_how(toks, i) and topic_word(nxt) and nxt.low not in LINKS:
+            # "how X *helps* Y", "how does X *help* Y": the verb of a clause the question opens with "how" links its
+            # subject and object ("helps vision" had been a unit, and "machine learning" only ranked)
+            close()
+            out.append(f"link:{low}")
         elif n_prep := _preposition(toks, i):  # "X *in the context of* Y" links as "X in Y" does
             close()
             link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")

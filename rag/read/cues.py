@@ -383,6 +383,12 @@ def said_as_verb(word: str) -> bool:
     return word in english_statistics().verbal
 
 
+def said_as_noun(word: str) -> bool:
+    """Whether general English puts a (lower-case) word after an article or a possessive at all
+    (:class:`~vectorstore.english.English`'s ``nominal``: "the planning", "the learning"; never "the solving")."""
+    return word in english_statistics().nominal
+
+
 def bare_verb(word: str) -> bool:
     """Whether a (lower-case) word is the base form of a verb the dictionary knows as nothing else ("improve",
     "reduce"; not "federated", an adjective in use, nor "train", also a noun)."""

@@ -47,6 +47,7 @@ from askpapers.rag.read.cues import (
     bare_verb,
     is_name,
     participle,
+    said_as_noun,
     said_as_verb,
     starts_clause,
     topic_word,
@@ -149,6 +150,12 @@ def _preposition(toks: list[Tok], i: int) -> int:
     if j + 1 >= len(toks) or toks[j + 1].low not in (("of", "to", "for") if role else ("of", "to")):
         return 0
     return j + 2 - i if toks[j].low in PREPOSITION_NOUNS or (role and toks[j].low in ROLE_NOUNS) else 0
+
+
+def _purpose_gerund(low: str) -> bool:
+    """Whether a word is the "-ing" form of a verb that general English never says as a noun, after an article or a
+    possessive (:func:`said_as_noun`): "solving", "improving", "addressing"; not "planning", "learning", "sampling"."""
+    return low.endswith("ing") and verb_form(low) and not said_as_noun(low)
 
 
 def _verb_of_how(toks: list[Tok], i: int) -> bool:
@@ -320,6 +327,15 @@ def segments(
         ):
             close()  # "discuss X *at length*": how, not what ("in depth estimation" is a topic)
             out.append("gap")
+            i += 2
+            continue
+        elif (cur is not None and low in ("for", "by") and nxt is not None and _purpose_gerund(nxt.low)
+              and (obj := _at(toks, i + 2)) is not None and topic_word(obj) and obj.low not in LINKS):  # fmt: skip
+            # "X *for solving* Y", "X *by reducing* Y": a gerund English never puts after an article is the verb of a
+            # purpose, which links X to Y as "X for Y" does ("solving" had been a unit of its own, and gated:
+            # "imitation learning for solving manipulation" cited 1 paper); "X for planning Y" keeps its topic
+            close()
+            out.append(f"link:{low}")
             i += 2
             continue
         elif (cur is not None and low == "to" and nxt is not None and bare_verb(nxt.low)

@@ -346,7 +346,8 @@ def segments(
             out.append("link:to")
             i += 2
             continue
-        elif cur is not None and request and _verb_of_how(toks, i) and topic_word(nxt) and nxt.low not in LINKS:
+        elif (cur is not None and request and _verb_of_how(toks, i) and nxt is not None and topic_word(nxt)
+              and nxt.low not in LINKS):  # fmt: skip
             # "how X *helps* Y", "how does X *help* Y": the verb of a clause the question opens with "how" links its
             # subject and object ("helps vision" had been a unit, and "machine learning" only ranked)
             close()

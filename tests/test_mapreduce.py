@@ -215,8 +215,8 @@ JUDGED = [
      "forecasting. Our intervals keep their coverage under distribution shift."},
     {"id": "cp-ts2", "title": "Adaptive intervals", "abstract": "Conformal prediction gives distribution-free "
      "intervals. We extend it to time series with temporal dependence."},
-    {"id": "conformer", "title": "Speech heads", "abstract": "A conformer prediction head is trained on time series "
-     "of speech frames. It improves word error rates."},
+    {"id": "conformer", "title": "Speech heads", "abstract": "A prediction head for time series of speech frames is "
+     "made conformal to the encoder. It improves word error rates."},
     {"id": "quantile", "title": "Quantile forecasts", "abstract": "Predictive intervals for time series come from "
      "quantile regression; we also compare with conformal methods."},
     {"id": "other", "title": "Protein folding", "abstract": "We fold proteins with diffusion models and report "
@@ -301,8 +301,10 @@ def fifty(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Settings:
 
 def test_the_judge_is_asked_on_a_50_paper_store(fifty: Settings, fake: FakeOpenAI) -> None:
     """Issue 23, item 3: a two-facet question on a 50-paper store really sends a judge request, which shows the
-    judge only borderline papers: here "Speech heads", matched without the phrase "conformal prediction" (its
-    "conformer prediction head"), and not the papers stating both phrases nor those far from them. Its "no" removes
+    judge only borderline papers: here "Speech heads", matched without the phrase "conformal prediction" (its words
+    apart: "a prediction head ... made conformal"), and not the papers stating both phrases nor those far from them.
+    (Until "conformer" no longer met "conformal" apart either, its "conformer prediction head" was the example.) Its
+    "no" removes
     the paper. (Before stop 33, "time series" only ranked here, and the judge was shown "Quantile forecasts"; read
     as the second facet it is, that paper misses "conformal prediction" with a model probability of 0.17, below the
     judge's half cut. A judge's quotes are checked in the tests above.)"""

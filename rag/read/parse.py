@@ -329,7 +329,7 @@ def segments(
             out.append("gap")
             i += 2
             continue
-        elif (cur is not None and low in ("for", "by") and nxt is not None and _purpose_gerund(nxt.low)
+        elif (cur is not None and request and low in ("for", "by") and nxt is not None and _purpose_gerund(nxt.low)
               and (obj := _at(toks, i + 2)) is not None and topic_word(obj) and obj.low not in LINKS):  # fmt: skip
             # "X *for solving* Y", "X *by reducing* Y": a gerund English never puts after an article is the verb of a
             # purpose, which links X to Y as "X for Y" does ("solving" had been a unit of its own, and gated:

@@ -54,7 +54,8 @@ LINKS = frozenset(
 # *task* of": the whole links as its first word does (a closed class of English; "context" had gated as a topic)
 PREPOSITION_NOUNS = frozenset(
     {"context", "contexts", "field", "area", "domain", "realm", "setting", "settings", "case", "scope", "terms",
-     "means", "respect", "regard", "basis", "light", "presence", "form", "purpose", "task", "problem", "framework"}
+     "means", "respect", "regard", "basis", "light", "presence", "form", "purpose", "task", "problem", "framework",
+     "lens", "perspective", "viewpoint", "standpoint"}
 )  # fmt: skip
 # the noun of "as a tool for", "as a way to", "as an instrument of": a role, which links as "for", "to" or "of" does
 # (beside PREPOSITION_NOUNS: "as a means of", "as a basis for"); "tool" had gated ("GANs as a tool for image

@@ -158,6 +158,12 @@ def _purpose_gerund(low: str) -> bool:
     return low.endswith("ing") and verb_form(low) and not said_as_noun(low)
 
 
+def _verb_said(low: str) -> bool:
+    """Whether a word is a present-tense verb of a clause: a verb form general English says as a verb ("improves",
+    "improve"), not an "-ing" or "-ed" form nor a word of the request."""
+    return not low.endswith(("ing", "ed")) and low not in REQUEST_WORDS and verb_form(low) and said_as_verb(low)
+
+
 def _verb_of_how(toks: list[Tok], i: int) -> bool:
     """Whether the word at ``i`` is the verb of a clause opened by "how" after its subject: a verb form in "-s" that
     general English says as a verb ("how X *helps* Y"; not "networks" of "how recurrent networks help"), or the base
@@ -352,6 +358,12 @@ def segments(
             # subject and object ("helps vision" had been a unit, and "machine learning" only ranked)
             close()
             out.append(f"link:{low}")
+        elif (request and cur is None and i >= 2 and toks[i - 1].low in RELATIVES and out[-2:-1]
+              and out[-1] == "gap" and isinstance(out[-2], Unit) and _verb_said(low) and topic_word(nxt)
+              and nxt is not None and nxt.low not in LINKS):  # fmt: skip
+            # "X that *improves* Y": the verb of a relative clause on the topic links it to its object, as "X for Y"
+            # ("improves manipulation" had been one unit, and imitation learning only ranked)
+            out[-1] = f"link:{low}"
         elif n_prep := _preposition(toks, i):  # "X *in the context of* Y" links as "X in Y" does
             close()
             link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")

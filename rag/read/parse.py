@@ -178,7 +178,7 @@ def _verb_of_how(toks: list[Tok], i: int) -> bool:
         return False
     if toks[j + 1].low in AUXILIARIES:
         return j + 2 < i and low in verb_lemmas(low)
-    return low.endswith("s") and j + 1 < i and said_as_verb(low)
+    return low.endswith("s") and said_as_verb(low)
 
 
 def _at(toks: list[Tok], i: int) -> Tok | None:

@@ -82,10 +82,12 @@ def phrase_coverage(phrase: str, text: str, whole: bool = False, written: str = 
     return _coverage(tuple(topic_units(phrase)), text, _unstated(tuple(words), written or text))
 
 
+@lru_cache(maxsize=4096)
 def _unstated(words: tuple[str, ...], text: str) -> frozenset[str]:
     """The stems of the phrase's words that ``text`` holds only in words of another term of the family
     (:func:`~vectorstore.terms.same_term`): "generally" and "general" share the stem of "generalization", and state
-    none of it."""
+    none of it. (Kept for the candidates of one question, as :func:`_coverage` is: the matcher asks per facet, then
+    per facet's first spelling again for the membership features.)"""
     text_words, text_stems = _token_index(text)
     out = set()
     for w in words:

@@ -158,10 +158,16 @@ def _purpose_gerund(low: str) -> bool:
     return low.endswith("ing") and verb_form(low) and not said_as_noun(low)
 
 
+def _finite_verb(low: str) -> bool:
+    """Whether a word is a verb form that may be a clause's present-tense verb: not an "-ing" or "-ed" form, nor a
+    word of the request."""
+    return not low.endswith(("ing", "ed")) and low not in REQUEST_WORDS and verb_form(low)
+
+
 def _verb_said(low: str) -> bool:
-    """Whether a word is a present-tense verb of a clause: a verb form general English says as a verb ("improves",
-    "improve"), not an "-ing" or "-ed" form nor a word of the request."""
-    return not low.endswith(("ing", "ed")) and low not in REQUEST_WORDS and verb_form(low) and said_as_verb(low)
+    """Whether a word is a present-tense verb of a clause that general English says as a verb ("improves",
+    "improve"): :func:`_finite_verb` and :func:`said_as_verb`."""
+    return _finite_verb(low) and said_as_verb(low)
 
 
 def _verb_of_how(toks: list[Tok], i: int) -> bool:
@@ -169,7 +175,7 @@ def _verb_of_how(toks: list[Tok], i: int) -> bool:
     general English says as a verb ("how X *helps* Y"; not "networks" of "how recurrent networks help"), or the base
     form after "how" and an auxiliary ("how does X *help* Y")."""
     low = toks[i].low
-    if low.endswith(("ing", "ed")) or low in REQUEST_WORDS or not verb_form(low):
+    if not _finite_verb(low):
         return False
     j = i - 1
     while j >= 0 and toks[j].word and toks[j].low != "how":

@@ -57,10 +57,6 @@ PREPOSITION_NOUNS = frozenset(
      "means", "respect", "regard", "basis", "light", "presence", "form", "purpose", "task", "problem", "framework",
      "lens", "perspective", "viewpoint", "standpoint"}
 )  # fmt: skip
-# the noun of "as a tool for", "as a way to", "as an instrument of": a role, which links as "for", "to" or "of" does
-# (beside PREPOSITION_NOUNS: "as a means of", "as a basis for"); "tool" had gated ("GANs as a tool for image
-# generation" cited 1 paper)
-ROLE_NOUNS = frozenset({"tool", "tools", "way", "ways", "instrument", "vehicle", "mechanism"})
 # a link and a noun that say how, not what, when no topic word follows ("discuss X *at length*", "*in detail*")
 ADVERBIAL_PHRASES = frozenset(
     {("at", "length"), ("in", "detail"), ("in", "depth"), ("in", "general"), ("in", "particular"), ("at", "all"),

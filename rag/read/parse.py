@@ -37,7 +37,6 @@ from askpapers.rag.read.cues import (
     RELATIVES,
     REQUEST_NOUNS,
     REQUEST_WORDS,
-    ROLE_NOUNS,
     SUBORDINATORS,
     WANTS,
     WISHES,
@@ -57,6 +56,9 @@ from askpapers.rag.read.cues import (
 from askpapers.vectorstore.text import STOPWORDS
 
 MAX_PHRASE_WORDS = 6  # longest phrase whose statement in the corpus is checked (a longer unit is cut)
+# words of the role a topic plays between "as a" and "of", "to" or "for" in a request ("as a key building block for"):
+# a longer run is a topic of its own
+ROLE_WORDS = 3
 MAX_FACETS = 6  # facets a plan keeps (a longer question is not a topic any more): the first ones
 MAX_ALTERNATIVES = 8  # alternatives a facet keeps
 
@@ -135,11 +137,13 @@ def _examples_cue(toks: list[Tok], i: int) -> int:
     return 0
 
 
-def _preposition(toks: list[Tok], i: int) -> int:
+def _preposition(toks: list[Tok], i: int, request: bool = False) -> int:
     """The number of tokens of a preposition of several words that starts at ``i`` ("in the context of", "in terms
-    of", "with respect to": a link, an article or none, a noun of :data:`PREPOSITION_NOUNS`, "of" or "to"; or "as",
-    an article, such a noun or one of :data:`ROLE_NOUNS`, and "of", "to" or "for": "as a tool for"), or 0."""
-    role = toks[i].low == "as"
+    of", "with respect to": a link, an article or none, a noun of :data:`PREPOSITION_NOUNS`, "of" or "to"), or 0. In
+    a request, "as", an article, the role a topic plays (up to :data:`ROLE_WORDS` words, no stop-word or link among
+    them) and "of", "to" or "for" are one too ("as a tool for", "as the backbone of", "as a key building block
+    for"): what the role is called is open-ended, and the topics are on either side of it."""
+    role = request and toks[i].low == "as"
     if toks[i].low not in LINKS and not role:
         return 0
     j = i + 1
@@ -147,9 +151,20 @@ def _preposition(toks: list[Tok], i: int) -> int:
         j += 1
     elif role:
         return 0
-    if j + 1 >= len(toks) or toks[j + 1].low not in (("of", "to", "for") if role else ("of", "to")):
+    if role:
+        end = j
+        while end < len(toks) and end - j < ROLE_WORDS and _role_word(toks[end]):
+            end += 1
+        return end + 1 - i if j < end < len(toks) and toks[end].low in ("of", "to", "for") else 0
+    if j + 1 >= len(toks) or toks[j + 1].low not in ("of", "to"):
         return 0
-    return j + 2 - i if toks[j].low in PREPOSITION_NOUNS or (role and toks[j].low in ROLE_NOUNS) else 0
+    return j + 2 - i if toks[j].low in PREPOSITION_NOUNS else 0
+
+
+def _role_word(t: Tok) -> bool:
+    """Whether a token may be a word of the role a topic plays ("as the *backbone* of"): a word, no stop-word or
+    link."""
+    return t.word and t.low not in STOPWORDS and t.low not in LINKS
 
 
 def _purpose_gerund(low: str) -> bool:
@@ -370,7 +385,7 @@ def segments(
             # "X that *improves* Y": the verb of a relative clause on the topic links it to its object, as "X for Y"
             # ("improves manipulation" had been one unit, and imitation learning only ranked)
             out[-1] = f"link:{low}"
-        elif n_prep := _preposition(toks, i):  # "X *in the context of* Y" links as "X in Y" does
+        elif n_prep := _preposition(toks, i, request):  # "X *in the context of* Y" links as "X in Y" does
             close()
             link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")
             out.append(f"link:{link}" if out and isinstance(out[-1], Unit) else "gap")

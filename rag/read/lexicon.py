@@ -30,6 +30,8 @@ PHRASE_CACHE = 4096  # phrase counts kept per store revision
 # a word at least this frequent in general English (wordfreq's Zipf scale: once per million words) is a real word,
 # never a misspelling to correct, even when neither the corpus nor the embedder's vocabulary has it ("pointers")
 KNOWN_ZIPF = 3.0
+# letters of a word in "-ed" the dictionary does not know that is read as a participle (see _lemmas)
+PARTICIPLE_LETTERS = 6
 COHESION_PAPERS = 30  # the cohesion of a phrase fewer papers state is not measured (too few to tell from chance)
 COHESION_SAMPLE = 200  # papers stating a phrase whose vectors are read (spread evenly over them)
 COHESION_BASE = 1000  # papers whose vectors give the corpus's mean
@@ -108,10 +110,16 @@ def zipf(word: str) -> float:
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
     """The lemmas the dictionary of English word forms (``lemminflect``, bundled data) gives a (lower-case) word,
-    by word class (UPOS tag); empty when it does not know it. (Kept: read the result, never change it.)"""
-    from lemminflect import getAllLemmas
+    by word class (UPOS tag); empty when it does not know it. (Kept: read the result, never change it.) A word it
+    does not know that ends in "-ed" and that general English uses (``wordfreq``) is the participle of a verb
+    (:data:`PARTICIPLE_LETTERS`): "repurposed", "tokenized" are verbs the dictionary lacks, and English nouns in
+    "-ed" are short or known ("bed", "hundred", "infrared")."""
+    from lemminflect import getAllLemmas, getAllLemmasOOV
 
-    return dict(getAllLemmas(word))
+    known = dict(getAllLemmas(word))
+    if not known and len(word) >= PARTICIPLE_LETTERS and word.endswith("ed") and zipf(word) > 0:
+        return dict(getAllLemmasOOV(word, "VERB"))
+    return known
 
 
 def word_classes(word: str) -> frozenset[str]:

@@ -161,6 +161,16 @@ def _preposition(toks: list[Tok], i: int, request: bool = False) -> int:
     return j + 2 - i if toks[j].low in PREPOSITION_NOUNS else 0
 
 
+def _verb_between(low: str, nxt: Tok | None) -> bool:
+    """Whether a word after a topic is the "-ing" form of a verb with a topic word after it ("imitation learning
+    *targeting* manipulation", "X *improving* Y"), which relates the two topics as "for" does; the corpus decides
+    that a gerund is the head of the topic before it instead, as it decides for the last word of a topic ("prompt
+    *tuning* methods", "time series *forecasting* approaches": see ``glued``)."""
+    return (low.endswith("ing") and verb_form(low) and topic_word(nxt) and nxt is not None
+            and nxt.low not in LINKS and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS
+            and not participle(nxt.low))  # fmt: skip
+
+
 def _role_word(t: Tok) -> bool:
     """Whether a token may be a word of the role a topic plays ("as the *backbone* of"): a word, no stop-word or
     link."""
@@ -304,6 +314,7 @@ def segments(
         t, low = toks[i], toks[i].low
         nxt = toks[i + 1] if i + 1 < len(toks) else None
         last = _ends_topic(nxt)
+        between = request and _verb_between(low, nxt)  # ("X *targeting* Y")
         if i in skip:
             close()
         elif t.protected >= 0:  # a long form the question defines: one unit, with its acronym
@@ -392,10 +403,13 @@ def segments(
             i += n_prep
             continue
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS
-                                   or (((nxt is not None and nxt.low == "by") or t.relates) and participle(low)))
-              and (t.relates or not glued(low, cur.words, False, last))):  # fmt: skip
+                                   or (((nxt is not None and (nxt.low == "by" or (request and nxt.low in LINKS)))
+                                        or t.relates) and participle(low))
+                                   or between)
+              and (t.relates or not glued(low, cur.words, False, last or between))):  # fmt: skip
             # ("X *powered* by Y", "X *inspired* by Y": a participle and "by" link X to Y as a link verb does, and so
-            # does one between a topic and a topic word in a request, hyphenated or not, "X-*enabled* Y")
+            # does one between a topic and a topic word in a request, hyphenated or not, "X-*enabled* Y", or before a
+            # preposition there, "X *tailored* to Y", "X *repurposed* for Y", "X *grounded* in Y")
             close()
             out.append(f"link:{low}")
         elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"

@@ -373,6 +373,12 @@ def verb_form(word: str) -> bool:
     return "VERB" in word_classes(word)
 
 
+def noun_form(word: str) -> bool:
+    """Whether the dictionary knows a (lower-case) word as a noun, whatever else it knows it as ("learning",
+    "planning"; not "targeting", "improving")."""
+    return "NOUN" in word_classes(word)
+
+
 def said_as_verb(word: str) -> bool:
     """Whether general English says a (lower-case) word as a verb at least now and then: after "to", "we", "it" or a
     modal a tenth as often as after an article (:class:`~vectorstore.english.English`'s ``verbal``: "helps",

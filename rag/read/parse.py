@@ -45,6 +45,7 @@ from askpapers.rag.read.cues import (
     answer_object,
     bare_verb,
     is_name,
+    noun_form,
     participle,
     said_as_noun,
     said_as_verb,
@@ -163,10 +164,12 @@ def _preposition(toks: list[Tok], i: int, request: bool = False) -> int:
 
 def _verb_between(low: str, nxt: Tok | None) -> bool:
     """Whether a word after a topic is the "-ing" form of a verb with a topic word after it ("imitation learning
-    *targeting* manipulation", "X *improving* Y"), which relates the two topics as "for" does; the corpus decides
-    that a gerund is the head of the topic before it instead, as it decides for the last word of a topic ("prompt
+    *targeting* manipulation", "X *improving* Y"), which relates the two topics as "for" does: not one the
+    dictionary knows as a noun ("federated *learning* asap"), and the corpus decides that a gerund is the head of the
+    topic before it instead, as it decides for the last word of a topic ("prompt
     *tuning* methods", "time series *forecasting* approaches": see ``glued``)."""
-    return (low.endswith("ing") and verb_form(low) and topic_word(nxt) and nxt is not None
+    return (low.endswith("ing") and verb_form(low) and not noun_form(low) and topic_word(nxt)
+            and nxt is not None
             and nxt.low not in LINKS and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS
             and not participle(nxt.low))  # fmt: skip
 

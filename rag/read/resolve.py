@@ -104,7 +104,7 @@ def resolve(
                 asking.add(len(facets))
             if len(group) == 1 and group[0].linked:
                 linked.add(len(facets))
-            facets.append(build(group, lexicon))
+            facets.append(build([_lone_relation(u, lexicon, request) for u in group], lexicon))
     # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks; nor does a
     # lone letter ("*Q*: which papers use X?", "*b*) X"), however many papers use it as a symbol
     facets = [replace(f, optional=True) if (_generic(f, lexicon) or _letter(f)) and len(facets) > 1 else f
@@ -443,6 +443,25 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool, request: bo
         return None  # a term of its own: "natural language processing" (60 of the 82 papers with both parts state it)
     others = [Unit(u.words[n:], u.shown[n:]) if len(u.words) > n else u for u in group[1:]]
     return [[_linked_part(Unit(lead, first.shown[:n]), lexicon, request)], [Unit(rest, first.shown[n:]), *others]]
+
+
+def _lone_relation(unit: Unit, lexicon: Lexicon, request: bool) -> Unit:
+    """A unit of one hyphenated word that ends in a link verb, typed before words of the request ("*planning-based*
+    approaches to autonomous driving", "*GANs-based* methods"), read in a request as what it links, as a part cut
+    from a phrase is (:func:`_linked_part`): planning. Unless the corpus states it as a term of its own, as it
+    decides for units joined by a link (:func:`~rag.read.lexicon.is_term`, but for its common part): a
+    :data:`~rag.read.lexicon.TERM` share of its first part's papers, or a :data:`~rag.read.lexicon.TERM_SHARE` of the
+    papers with both parts, state the whole ("energy-based" 14 of 31, "rule-based", "graph-based"; "planning-based"
+    3 of 126)."""
+    if not request or len(unit.words) != 1 or "-" not in unit.words[0] or unit.alias:
+        return unit
+    first, _, tail = unit.words[0].rpartition("-")
+    whole = f"{first} {tail}"
+    if not first or assoc(whole, first, tail, lexicon) >= TERM:
+        return unit
+    if lexicon.phrase_df(whole) >= TERM_SHARE * max(1, lexicon.both_df(first, tail)):
+        return unit
+    return _linked_part(unit, lexicon, request)
 
 
 def _parts(parts: list[Unit], lexicon: Lexicon, request: bool = False) -> list[Facet]:

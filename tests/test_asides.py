@@ -119,3 +119,30 @@ def test_a_role_in_a_statement_stays_a_word_of_it(every_unit_topical: None, clai
     of Y")."""
     words = {w for f in plan(claim, ROLE_LEX).facets for a in f.alternatives for w in a.lower().split()}
     assert words & {"backbone", "building", "block"}, plan(claim, ROLE_LEX).facets
+
+
+# (a corpus where "core" and "heart" are words papers state: each would gate as a topic of its own)
+CORE_LEX = docs_lexicon(
+    [*DOCS, *(f"The {w} of the method is simple, case {i}." for w in ("core", "heart") for i in range(4))]
+)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Which submissions put quantization at their core?", "Which papers have quantization at their heart?",
+     "Which papers mention quantization in their abstract?"],
+)  # fmt: skip
+def test_a_part_of_the_papers_after_their_is_no_topic(every_unit_topical: None, question: str) -> None:
+    """ "put X *at their core*": after a link, "their" can only mean the papers asked for when the word before the
+    link is no plural noun, so what follows names a part of them, not a topic ("core" had gated: 1 paper cited for
+    "out-of-distribution detection" and "quantization" asked so, 5 for "chain-of-thought reasoning", in a generated
+    set of single-topic frames, seed 101)."""
+    gates = [f.alternatives[0].lower() for f in plan(question, CORE_LEX).facets if not f.optional]
+    assert gates == ["quantization"], plan(question, CORE_LEX).facets
+
+
+def test_their_after_a_plural_topic_may_be_the_topics() -> None:
+    """ "evaluate language models on their reasoning": "their" may be the language models', so "reasoning" stays."""
+    words = {a.lower() for f in plan("Which papers test language models on their reasoning?", CORE_LEX).facets
+             for a in f.alternatives}  # fmt: skip
+    assert any("reasoning" in w for w in words), words

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askpapers.rag.read.lexicon import Lexicon, english_words, word_classes, zipf
+from askpapers.rag.read.lexicon import Lexicon, english_words, plural_noun, word_classes, zipf
 from askpapers.rag.read.lexicon import verb_lemmas as verb_lemmas  # (for parse, which imports no lexicon module)
 from askpapers.rag.types import Intent
 from askpapers.vectorstore.english import english_statistics
@@ -101,6 +101,8 @@ SUBORDINATORS = frozenset({"if", "unless", "whether", "because", "although", "th
 # a particle of a phrasal verb ("get *up* to speed", "catch *up* on", "figure *out*"): it never heads a term, so
 # "X to Y" is not read as the term "Y X" when X is one ("up to speed" is not "speed up")
 PARTICLES = frozenset({"up", "down", "out", "off", "away", "back", "along"})
+# words after a link and "their" that name a part of the papers asked for ("at their *core*", "in their *abstract*")
+THEIR_WORDS = 2
 DEMONSTRATIVES = frozenset({"this", "these", "those"})  # ("that" is as often a relative pronoun: "papers that use X")
 # what a verb acts on when it acts on the previous answer ("Narrow *it* down to X", "Filter *them* by X", "Can you
 # cut *that* down to X?"): a pronoun, an object of the verb (see `parse.points_back` and `_imperative`)
@@ -609,7 +611,7 @@ def given(toks: list[Tok]) -> set[int]:
     """The position of the word a demonstrative points at ("in *this batch*", "of these *submissions*"): in a
     request it names what the conversation already has (the collection, the previous answer), not a topic. One
     word only: without parts of speech, a longer run would run on into the verb ("these abstracts *cover* X")."""
-    return {
+    pointed = {
         i + 1
         for i, t in enumerate(toks[:-1])
         if t.low in DEMONSTRATIVES
@@ -617,3 +619,24 @@ def given(toks: list[Tok]) -> set[int]:
         and toks[i + 1].low not in STOPWORDS
         and toks[i + 1].low not in LINKS
     }
+    return pointed | _theirs(toks)
+
+
+def _theirs(toks: list[Tok]) -> set[int]:
+    """The words after a link and "their" when "their" can only mean the papers asked for: the word before the link
+    is no plural noun the dictionary knows, so it is the papers' ("Which submissions put quantization *at their
+    core*?", "… mention X *in their abstract*"), not the topic's ("evaluate LLMs on their reasoning" is left as
+    typed). The words run to the next stop-word, link or punctuation (at most :data:`THEIR_WORDS`)."""
+    out: set[int] = set()
+    for i in range(1, len(toks) - 2):
+        before = toks[i - 1]
+        if (toks[i].low not in LINKS and toks[i].low != "at") or toks[i + 1].low != "their" or not before.word:
+            continue
+        if before.low.endswith("s") and (plural_noun(before.low) or not word_classes(before.low)):
+            continue  # (a plural topic may own it: "LLMs", "knowledge graphs")
+        j = i + 2
+        while j < len(toks) and j - i - 2 < THEIR_WORDS and toks[j].word and toks[j].low not in STOPWORDS \
+                and toks[j].low not in LINKS:  # fmt: skip
+            out.add(j)
+            j += 1
+    return out

@@ -146,3 +146,13 @@ def test_their_after_a_plural_topic_may_be_the_topics() -> None:
     words = {a.lower() for f in plan("Which papers test language models on their reasoning?", CORE_LEX).facets
              for a in f.alternatives}  # fmt: skip
     assert any("reasoning" in w for w in words), words
+
+
+@pytest.mark.parametrize(
+    "question", ["Find everything on knowledge distillation's uses", "knowledge distillation's limits?"]
+)
+def test_a_possessive_asks_for_its_topic(question: str) -> None:
+    """ "imitation learning*'s* impact on manipulation": the facet is the topic as the papers state it, without the
+    possessive (it had been "imitation learning's", which the papers never write so)."""
+    alternatives = [a for f in plan(question, LEX).facets for a in f.alternatives]
+    assert "knowledge distillation" in alternatives and not any("'" in a for a in alternatives), alternatives

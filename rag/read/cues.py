@@ -177,6 +177,7 @@ def tokens(text: str) -> list[Tok]:
         if "'" in low:  # contractions read as one word ("what's" → "whats", "I'm" → "im"), possessives dropped
             possessive = low.endswith("'s") and low[:-2] not in ("what", "that", "there", "it")
             low = low[:-2] if possessive else low.replace("'", "")
+            t = t[:-2] if possessive else t  # (as shown too: "imitation learning's impact" asks for imitation learning)
         out.append(Tok(t, low, t[0].isalnum()))
     return _shorthand(out)
 

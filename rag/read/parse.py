@@ -168,10 +168,16 @@ def _verb_between(low: str, nxt: Tok | None) -> bool:
     dictionary knows as a noun ("federated *learning* asap"), and the corpus decides that a gerund is the head of the
     topic before it instead, as it decides for the last word of a topic ("prompt
     *tuning* methods", "time series *forecasting* approaches": see ``glued``)."""
-    return (low.endswith("ing") and verb_form(low) and not noun_form(low) and topic_word(nxt)
-            and nxt is not None
-            and nxt.low not in LINKS and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS
-            and not participle(nxt.low))  # fmt: skip
+    return (low.endswith("ing") and verb_form(low) and not noun_form(low) and nxt is not None
+            and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS and not participle(nxt.low)
+            and (nxt.low in LINKS or topic_word(nxt)))  # fmt: skip
+
+
+def _object_next(toks: list[Tok], i: int) -> bool:
+    """Whether a topic word follows the verb at ``i``, right after it or after a link ("X that *improves* Y", "Y that
+    *benefits* from X")."""
+    j = i + 1 if i + 1 < len(toks) and toks[i + 1].low in LINKS else i
+    return j + 1 < len(toks) and topic_word(toks[j + 1]) and toks[j + 1].low not in LINKS
 
 
 def _role_word(t: Tok) -> bool:
@@ -394,8 +400,8 @@ def segments(
             close()
             out.append(f"link:{low}")
         elif (request and cur is None and i >= 2 and toks[i - 1].low in RELATIVES and out[-2:-1]
-              and out[-1] == "gap" and isinstance(out[-2], Unit) and _verb_said(low) and topic_word(nxt)
-              and nxt is not None and nxt.low not in LINKS):  # fmt: skip
+              and out[-1] == "gap" and isinstance(out[-2], Unit) and _object_next(toks, i)
+              and (_verb_said(low) or (_finite_verb(low) and nxt is not None and nxt.low in LINKS))):  # fmt: skip
             # "X that *improves* Y": the verb of a relative clause on the topic links it to its object, as "X for Y"
             # ("improves manipulation" had been one unit, and imitation learning only ranked)
             out[-1] = f"link:{low}"

@@ -635,9 +635,8 @@ def _theirs(toks: list[Tok]) -> set[int]:
             continue
         if before.low.endswith("s") and (plural_noun(before.low) or not word_classes(before.low)):
             continue  # (a plural topic may own it: "LLMs", "knowledge graphs")
-        j = i + 2
-        while j < len(toks) and j - i - 2 < THEIR_WORDS and toks[j].word and toks[j].low not in STOPWORDS \
-                and toks[j].low not in LINKS:  # fmt: skip
+        for j in range(i + 2, min(len(toks), i + 2 + THEIR_WORDS)):
+            if not toks[j].word or toks[j].low in STOPWORDS or toks[j].low in LINKS:
+                break
             out.add(j)
-            j += 1
     return out

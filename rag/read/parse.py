@@ -163,11 +163,10 @@ def _preposition(toks: list[Tok], i: int, request: bool = False) -> int:
 
 
 def _verb_between(low: str, nxt: Tok | None) -> bool:
-    """Whether a word after a topic is the "-ing" form of a verb with a topic word after it ("imitation learning
-    *targeting* manipulation", "X *improving* Y"), which relates the two topics as "for" does: not one the
-    dictionary knows as a noun ("federated *learning* asap"), and the corpus decides that a gerund is the head of the
-    topic before it instead, as it decides for the last word of a topic ("prompt
-    *tuning* methods", "time series *forecasting* approaches": see ``glued``)."""
+    """Whether a word after a topic is the "-ing" form of a verb, not one the dictionary knows as a noun ("federated
+    *learning* asap"), with a topic word or a preposition after it ("imitation learning *targeting* manipulation",
+    "Y *benefiting* from X"): it relates the two topics as "for" does, unless the corpus says it heads the topic
+    before it, as it says for the last word of a topic ("prompt *tuning* methods": see ``glued``)."""
     return (low.endswith("ing") and verb_form(low) and not noun_form(low) and nxt is not None
             and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS and not participle(nxt.low)
             and (nxt.low in LINKS or topic_word(nxt)))  # fmt: skip

@@ -446,7 +446,7 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool, request: bo
 
 
 def _lone_relation(unit: Unit, lexicon: Lexicon, request: bool) -> Unit:
-    """A unit of one hyphenated word that ends in a link verb, typed before words of the request ("*planning-based*
+    """A unit of one hyphenated word that ends in a link verb, as typed before words of the request ("*planning-based*
     approaches to autonomous driving", "*GANs-based* methods"), read in a request as what it links, as a part cut
     from a phrase is (:func:`_linked_part`): planning. Unless the corpus states it as a term of its own, as it
     decides for units joined by a link (:func:`~rag.read.lexicon.is_term`, but for its common part): a

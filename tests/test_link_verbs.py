@@ -270,3 +270,22 @@ def test_a_verb_and_a_preposition_link_in_a_request(asked: str) -> None:
         q = asked.format(t=topic, m=means)
         facets = sorted(f.alternatives[0].lower() for f in plan(q, FROM_VERBS).facets)
         assert facets == sorted([topic.lower(), means.lower()]), plan(q, FROM_VERBS).facets
+
+
+# (papers that state the verbs as nouns, as a real corpus does: "shapes", "shape" and "transform" would gate)
+SHAPES = docs_lexicon([*DOCS, *(f"The {w} of a model, case {i}." for w in ("shapes", "shape", "transform")
+                                for i in range(3)),
+                       *(f"We study {t} and {m}, case {i}." for t, m in PAIRS for i in range(3))])  # fmt: skip
+
+
+@pytest.mark.parametrize("asked", ["Which works look at how {m} shapes {t}?", "Papers on how {m} shape {t}?",
+                                   "Which papers show how {m} transform {t}?"])  # fmt: skip
+def test_the_verb_of_a_how_clause_links_however_english_says_it(asked: str) -> None:
+    """ "how large language models *shape* reasoning", "how X *shapes* Y": in a clause opened by "how", a verb form
+    the corpus does not glue to the subject before it links subject and object, even one English says more often as
+    a noun ("shapes manipulation" had been one unit, and "how large language models shapes reasoning" cited 647
+    papers against 230; a generated set of 20 new link patterns, seed 111)."""
+    for topic, means in PAIRS:
+        q = asked.format(m=means, t=topic)
+        facets = sorted(f.alternatives[0].lower() for f in plan(q, SHAPES).facets)
+        assert facets == sorted([topic.lower(), means.lower()]), plan(q, SHAPES).facets

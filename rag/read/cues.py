@@ -47,7 +47,7 @@ LINKS = frozenset(
         "through", "within", "from", "by",
         # more prepositions of English, a closed class ("the key ideas *behind* X", "fairness *among* clients"; not
         # those that set the next words apart, "beyond", "besides", "despite": "X beyond images" is no X of images)
-        "behind", "among", "amongst", "during", "amid", "amidst", "throughout", "beside", "alongside", "upon",
+        "behind", "among", "amongst", "during", "amid", "amidst", "throughout", "beside", "alongside", "upon", "around",
     }
 )  # fmt: skip
 # the noun of a preposition of several words, "in the *context* of", "in *terms* of", "with *respect* to", "for the

@@ -172,6 +172,15 @@ def _verb_between(low: str, nxt: Tok | None) -> bool:
             and (nxt.low in LINKS or topic_word(nxt)))  # fmt: skip
 
 
+def _subject_verb(toks: list[Tok], i: int) -> bool:
+    """Whether the word at ``i`` is the verb of a clause whose subject is the one word after the question's "which"
+    or "what" ("Which contributions *revolve* around X?"): a present-tense form of a word the dictionary knows only as
+    a verb, with a link after it ("Which GANs generate faces?" is left as typed: the object may be a topic)."""
+    low = toks[i].low
+    return (i >= 2 and toks[i - 2].low in ("which", "what") and toks[i - 1].word and _finite_verb(low)
+            and not noun_form(low) and i + 1 < len(toks) and toks[i + 1].low in LINKS)  # fmt: skip
+
+
 def _object_next(toks: list[Tok], i: int) -> bool:
     """Whether a topic word follows the verb at ``i``, right after it or after a link ("X that *improves* Y", "Y that
     *benefits* from X")."""
@@ -208,16 +217,23 @@ def _verb_of_how(toks: list[Tok], i: int) -> bool:
     general English says as a verb ("how X *helps* Y"; not "networks" of "how recurrent networks help"), or the base
     form after "how" and an auxiliary ("how does X *help* Y")."""
     low = toks[i].low
-    if not _finite_verb(low):
-        return False
-    j = i - 1
-    while j >= 0 and toks[j].word and toks[j].low != "how":
-        j -= 1
-    if j < 0 or toks[j].low != "how" or j + 1 >= i:
+    j = _how_at(toks, i)
+    if j is None:
         return False
     if toks[j + 1].low in AUXILIARIES:
         return j + 2 < i and low in verb_lemmas(low)
     return low.endswith("s") and said_as_verb(low)
+
+
+def _how_at(toks: list[Tok], i: int) -> int | None:
+    """The position of the "how" that opens the clause whose subject runs up to the verb form at ``i`` (words only
+    between them, at least one), or None."""
+    if not _finite_verb(toks[i].low):
+        return None
+    j = i - 1
+    while j >= 0 and toks[j].word and toks[j].low != "how":
+        j -= 1
+    return j if j >= 0 and toks[j].low == "how" and j + 1 < i else None
 
 
 def _at(toks: list[Tok], i: int) -> Tok | None:
@@ -392,10 +408,13 @@ def segments(
             out.append("link:to")
             i += 2
             continue
-        elif (cur is not None and request and _verb_of_how(toks, i) and nxt is not None and topic_word(nxt)
-              and nxt.low not in LINKS):  # fmt: skip
+        elif (cur is not None and request and nxt is not None and topic_word(nxt) and nxt.low not in LINKS
+              and (_verb_of_how(toks, i)
+                   or (_how_at(toks, i) is not None and not glued(low, cur.words, False, True)))):  # fmt: skip
             # "how X *helps* Y", "how does X *help* Y": the verb of a clause the question opens with "how" links its
-            # subject and object ("helps vision" had been a unit, and "machine learning" only ranked)
+            # subject and object ("helps vision" had been a unit, and "machine learning" only ranked); so does any
+            # verb form the corpus does not glue to the subject as its head ("how LLMs *shape* reasoning", "how X
+            # *shapes* Y", where "shapes" is said as a noun; "how recurrent *networks* help" keeps its subject)
             close()
             out.append(f"link:{low}")
         elif (request and cur is None and i >= 2 and toks[i - 1].low in RELATIVES and out[-2:-1]
@@ -448,6 +467,13 @@ def segments(
         elif cur is None and low in LINKS:  # a preposition starts no unit ("the key *ideas* behind X")
             out.append("gap")
         else:
+            if cur is not None and request and len(cur.words) == 1 and _subject_verb(toks, i):
+                # "Which contributions *revolve* around X?": the word after "which" is the subject, which may name
+                # what is asked for (see _names_request), and the verb of its clause starts a unit of its own
+                cur.requested = _names_request(toks, i, len(cur.shown))
+                close()
+                out.append("gap")
+                cur = Unit([], [], verb=True)
             if cur is None:
                 # (the corpus tells whether it is of the topic; so for a gerund that opens a unit before a topic
                 # word in a request, "exploiting X for Y")

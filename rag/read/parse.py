@@ -60,6 +60,8 @@ MAX_PHRASE_WORDS = 6  # longest phrase whose statement in the corpus is checked 
 # words of the role a topic plays between "as a" and "of", "to" or "for" in a request ("as a key building block for"):
 # a longer run is a topic of its own
 ROLE_WORDS = 3
+# after "how", words of degree: "how many papers use X" asks for a count, and opens no clause with a verb
+HOW_DEGREE = frozenset({"many", "much", "often", "far", "well", "long", "few"})
 MAX_FACETS = 6  # facets a plan keeps (a longer question is not a topic any more): the first ones
 MAX_ALTERNATIVES = 8  # alternatives a facet keeps
 
@@ -227,13 +229,15 @@ def _verb_of_how(toks: list[Tok], i: int) -> bool:
 
 def _how_at(toks: list[Tok], i: int) -> int | None:
     """The position of the "how" that opens the clause whose subject runs up to the verb form at ``i`` (words only
-    between them, at least one), or None."""
+    between them, at least one, the first no word of degree: :data:`HOW_DEGREE`), or None."""
     if not _finite_verb(toks[i].low):
         return None
     j = i - 1
     while j >= 0 and toks[j].word and toks[j].low != "how":
         j -= 1
-    return j if j >= 0 and toks[j].low == "how" and j + 1 < i else None
+    if j < 0 or toks[j].low != "how" or j + 1 >= i or toks[j + 1].low in HOW_DEGREE:
+        return None  # ("*how many* papers use X": a count, no clause)
+    return j
 
 
 def _at(toks: list[Tok], i: int) -> Tok | None:

@@ -289,3 +289,13 @@ def test_the_verb_of_a_how_clause_links_however_english_says_it(asked: str) -> N
         q = asked.format(m=means, t=topic)
         facets = sorted(f.alternatives[0].lower() for f in plan(q, SHAPES).facets)
         assert facets == sorted([topic.lower(), means.lower()]), plan(q, SHAPES).facets
+
+
+@pytest.mark.parametrize("participle", ["used", "designed", "trained"])
+def test_a_purpose_after_a_participle_links(participle: str) -> None:
+    """ "recurrent networks *used to improve* language modeling": the participle links, and so does the purpose
+    after it ("improve language modeling" had been one unit that gated: 11 papers cited, F1 0.0, a generated set of
+    20 new link patterns, seed 111)."""
+    for topic, means in PAIRS:
+        q = f"Which papers study {means} {participle} to improve {topic}?"
+        assert required(q, PURPOSES) == sorted([topic, means.lower()]), plan(q, PURPOSES).facets

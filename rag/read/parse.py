@@ -404,10 +404,12 @@ def segments(
             out.append(f"link:{low}")
             i += 2
             continue
-        elif (cur is not None and low == "to" and nxt is not None and bare_verb(nxt.low)
+        elif ((cur is not None or (request and out and str(out[-1]).startswith("link:")))
+              and low == "to" and nxt is not None and bare_verb(nxt.low)
               and (obj := _at(toks, i + 2)) is not None and topic_word(obj) and obj.low not in LINKS):  # fmt: skip
             # "X *to improve* Y": a purpose, which links X to Y as "X for Y" does ("improve Y" had been a unit, and
-            # gated: "imitation learning to improve manipulation" cited 12 papers)
+            # gated: "imitation learning to improve manipulation" cited 12 papers); so after a link in a request, "X
+            # used *to improve* Y"
             close()
             out.append("link:to")
             i += 2

@@ -367,6 +367,13 @@ def is_term(whole: list[str], left: list[str], right: list[str], lexicon: Lexico
         return False
     if common_unit(left, lexicon) or common_unit(right, lexicon) or left[-1:] == right[:1]:
         return True
-    if assoc(" ".join(whole), " ".join(left), " ".join(right), lexicon) >= TERM:
+    return held_as_term(" ".join(whole), " ".join(left), " ".join(right), lexicon)
+
+
+def held_as_term(whole: str, left: str, right: str, lexicon: Lexicon) -> bool:
+    """Whether the corpus writes ``whole`` (its parts ``left`` and ``right``) as a term, by the shares of
+    :func:`is_term`: a :data:`TERM` share of the rarer part's papers, or a :data:`TERM_SHARE` of the papers holding
+    both parts, state the whole."""
+    if assoc(whole, left, right, lexicon) >= TERM:
         return True
-    return n >= TERM_SHARE * max(1, lexicon.both_df(" ".join(left), " ".join(right)))
+    return lexicon.phrase_df(whole) >= TERM_SHARE * max(1, lexicon.both_df(left, right))

@@ -36,11 +36,11 @@ from askpapers.rag.read.expand import build, head_forms
 from askpapers.rag.read.lexicon import (
     MIN_TERM_PAPERS,
     TERM,
-    TERM_SHARE,
     Lexicon,
     assoc,
     common_unit,
     english_words,
+    held_as_term,
     is_term,
     plural_noun,
 )
@@ -436,10 +436,7 @@ def _led_by_term(group: list[Unit], lexicon: Lexicon, shouted: bool, request: bo
     if any(len(u.words) > 1 and u.words[:n] != lead for u in group[1:]):
         return None
     whole, left, right = " ".join(first.words), " ".join(lead), " ".join(rest)
-    n_whole = lexicon.phrase_df(whole)
-    if n_whole >= MIN_TERM_PAPERS and (
-        assoc(whole, left, right, lexicon) >= TERM or n_whole >= TERM_SHARE * max(1, lexicon.both_df(left, right))
-    ):
+    if lexicon.phrase_df(whole) >= MIN_TERM_PAPERS and held_as_term(whole, left, right, lexicon):
         return None  # a term of its own: "natural language processing" (60 of the 82 papers with both parts state it)
     others = [Unit(u.words[n:], u.shown[n:]) if len(u.words) > n else u for u in group[1:]]
     return [[_linked_part(Unit(lead, first.shown[:n]), lexicon, request)], [Unit(rest, first.shown[n:]), *others]]
@@ -449,17 +446,12 @@ def _lone_relation(unit: Unit, lexicon: Lexicon, request: bool) -> Unit:
     """A unit of one hyphenated word that ends in a link verb, as typed before words of the request ("*planning-based*
     approaches to autonomous driving", "*GANs-based* methods"), read in a request as what it links, as a part cut
     from a phrase is (:func:`_linked_part`): planning. Unless the corpus states it as a term of its own, as it
-    decides for units joined by a link (:func:`~rag.read.lexicon.is_term`, but for its common part): a
-    :data:`~rag.read.lexicon.TERM` share of its first part's papers, or a :data:`~rag.read.lexicon.TERM_SHARE` of the
-    papers with both parts, state the whole ("energy-based" 14 of 31, "rule-based", "graph-based"; "planning-based"
-    3 of 126)."""
+    decides for units joined by a link, but for its common part (:func:`~rag.read.lexicon.held_as_term`:
+    "energy-based" 14 of 31, "rule-based", "graph-based"; "planning-based" 3 of 126)."""
     if not request or len(unit.words) != 1 or "-" not in unit.words[0] or unit.alias:
         return unit
     first, _, tail = unit.words[0].rpartition("-")
-    whole = f"{first} {tail}"
-    if not first or assoc(whole, first, tail, lexicon) >= TERM:
-        return unit
-    if lexicon.phrase_df(whole) >= TERM_SHARE * max(1, lexicon.both_df(first, tail)):
+    if not first or held_as_term(f"{first} {tail}", first, tail, lexicon):
         return unit
     return _linked_part(unit, lexicon, request)
 

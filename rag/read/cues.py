@@ -167,6 +167,7 @@ class Tok:
     # in a request, a participle between a topic and a topic word, hyphenated or not ("learning-*enabled* robotic
     # manipulation", "learning *enabled* robotic manipulation": resolve.unhyphenated): it relates the two
     relates: bool = False
+    owner: bool = False  # a possessive "'s" was dropped from it ("imitation learning*'s* impact on manipulation")
 
 
 def tokens(text: str) -> list[Tok]:
@@ -174,11 +175,13 @@ def tokens(text: str) -> list[Tok]:
     for m in TOKEN.finditer(text):
         t = m.group(0).replace("’", "'")
         low = t.lower()
+        # (a plural's possessive is the apostrophe after it: "transformers' impact on X")
+        possessive = low.endswith("s") and text[m.end() : m.end() + 1] in ("'", "’")
         if "'" in low:  # contractions read as one word ("what's" → "whats", "I'm" → "im"), possessives dropped
             possessive = low.endswith("'s") and low[:-2] not in ("what", "that", "there", "it")
             low = low[:-2] if possessive else low.replace("'", "")
             t = t[:-2] if possessive else t  # (as shown too: "imitation learning's impact" asks for imitation learning)
-        out.append(Tok(t, low, t[0].isalnum()))
+        out.append(Tok(t, low, t[0].isalnum(), owner=possessive))
     return _shorthand(out)
 
 

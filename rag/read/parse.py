@@ -82,6 +82,9 @@ class Unit:
     # one word that may name what is asked for rather than what it is about (_names_request): "Which *contributions*
     # concern X?", "the *key* papers on X"
     requested: bool = False
+    # a noun that relates two topics, as no term: "the *impact* of X on Y" (a relation whose object a link joins to a
+    # third unit), "X's *impact* on Y" (after a possessive, with a link after it)
+    spans: bool = False
 
 
 Item = Unit | str  # a unit, or a boundary: "or", "and", "not", "gap" (dropped words), "any" (see grouped), "link:WORD"
@@ -337,6 +340,7 @@ def segments(
             out.append(cur)
             cur = None
 
+    owned = -1  # the token a possessive governs
     i = 0
     while i < len(toks):
         t, low = toks[i], toks[i].low
@@ -498,6 +502,17 @@ def segments(
                 cur = Unit([], [], verb=_clause_verb(toks, i) or gerund)
             cur.words.append(low)
             cur.shown.append(t.text)
+            if i == owned and nxt is not None and nxt.low in LINKS:
+                cur.spans = True
+        if (request and t.owner and cur is not None and cur.words and nxt is not None and topic_word(nxt)
+                and nxt.low not in LINKS and (after := _at(toks, i + 2)) is not None
+                and after.low in LINKS):  # fmt: skip
+            # "X's *impact* on Y": the noun a possessive governs, with a link after it, is a unit of its own, which
+            # relates X to Y as "the impact of X on Y" does ("imitation learning impact" had been one unit, whose cut
+            # "impact" gated: 1 paper cited)
+            close()
+            out.append("gap")
+            owned = i + 1
         i += 1
     close()
     return out

@@ -43,6 +43,7 @@ from askpapers.rag.read.lexicon import (
     held_as_term,
     is_term,
     plural_noun,
+    word_classes,
 )
 from askpapers.rag.read.parse import MAX_PHRASE_WORDS, Item, Unit
 from askpapers.rag.read.topicality import TOPICAL, content_words, nominal, topicality, verbal
@@ -156,7 +157,7 @@ def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
             and lexicon.phrase_df(f"{before} {head} {tail}") < MIN_TERM_PAPERS
         )
         if after_term or not _hyphen_term(f"{head} {tail}", head, tail, lexicon):
-            out += [Tok(p, p.lower(), True) for p in parts]
+            out += [Tok(p, p.lower(), True, owner=t.owner and k == len(parts) - 1) for k, p in enumerate(parts)]
         else:
             out.append(t)
     # a participle between a topic and a topic word relates them, hyphenated or typed apart alike ("reinforcement
@@ -245,6 +246,8 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
         if links and out and isinstance(out[-1], Unit):
             out[-1].relation = isinstance(item, Unit) and links[0] in RELATION_LINKS
             out[-1].linked = isinstance(item, Unit)
+            if out[-1].linked and len(out) >= 3 and isinstance(out[-3], Unit) and out[-3].relation:
+                out[-3].spans = True  # ("the *impact* of X on Y": its object is linked on)
             out.append("and")
         if item == "gap":
             item = "and" if out and isinstance(out[-1], Unit) else ""
@@ -723,8 +726,12 @@ def _relation_head(group: list[Unit], last: list[Unit]) -> bool:
 def _relation_noun(unit: Unit) -> bool:
     """Whether a unit is one plural noun that a link "of" or "to" joins to the topic after it, as no term: it may
     name a relation to the topic ("What are the *applications* of X?", "*alternatives* to X", "*limitations* of
-    X"), which :func:`_spread` tells from a topic ("*attacks* on X")."""
-    return unit.relation and len(unit.words) == 1 and plural_noun(unit.words[0])
+    X"), which :func:`_spread` tells from a topic ("*attacks* on X"); or one noun of either number that relates two
+    topics (``spans``: "the *impact* of X on Y", "X's *impact* on Y"; "the *fairness* of X" names a topic)."""
+    if len(unit.words) != 1:
+        return False
+    word = unit.words[0]
+    return (unit.relation and plural_noun(word)) or (unit.spans and "NOUN" in word_classes(word))
 
 
 def _spread(words: str, lexicon: Lexicon) -> float | None:

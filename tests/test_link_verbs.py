@@ -189,6 +189,35 @@ def test_a_participle_before_a_preposition_links_in_a_request(participle: str) -
         assert required(q, STATED) == sorted([topic.lower(), means.lower()]), plan(q, STATED).facets
 
 
+# (irregular ones, each stated by papers so that it would gate as a word of its own)
+IRREGULAR = ("put", "made", "driven", "built", "taken", "brought")
+STATED_IRREGULAR = docs_lexicon([*DOCS, *(f"A model {p} with care, case {i}." for p in IRREGULAR for i in range(3))])
+
+
+@pytest.mark.parametrize(
+    "participle", [f"{p} {link}" for p, link in zip(IRREGULAR, ["to", "for", "by", "upon", "from", "to"], strict=True)]
+)
+def test_an_irregular_participle_before_a_preposition_links_in_a_request(participle: str) -> None:
+    """ "planning *put to* work on autonomous driving", "navigation *driven by* language": a past participle the
+    dictionary inflects otherwise than "-ed" links as "tailored to" does. In the generated set of seed 111, "put" was
+    read into the topic before it ("planning put", whose part "planning" then only qualified it: 65 papers cited
+    against 21 asked plainly, F1 0.27 against 0.53)."""
+    word = participle.split()[0]
+    for topic, means in PAIRS:
+        q = f"Which papers study {means} {participle} {topic}?"
+        facets = plan(q, STATED_IRREGULAR).facets
+        assert required(q, STATED_IRREGULAR) == sorted([topic.lower(), means.lower()]), facets
+        assert not any(word in a.lower().split() for f in facets for a in f.alternatives), facets  # (no unit: a link)
+
+
+def test_irregular_participles_are_known_from_the_dictionary() -> None:
+    from askpapers.rag.read.cues import participle
+
+    assert all(participle(w, irregular=True) for w in IRREGULAR)
+    assert not any(participle(w) for w in IRREGULAR)  # (only where asked for: not inside hyphenated words)
+    assert not participle("model", irregular=True) and not participle("making", irregular=True)
+
+
 def test_an_unknown_word_in_ed_is_a_participle() -> None:
     from askpapers.rag.read.cues import participle
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askpapers.rag.read.lexicon import Lexicon, english_words, plural_noun, word_classes, zipf
+from askpapers.rag.read.lexicon import Lexicon, english_words, past_participles, plural_noun, word_classes, zipf
 from askpapers.rag.read.lexicon import verb_lemmas as verb_lemmas  # (for parse, which imports no lexicon module)
 from askpapers.rag.types import Intent
 from askpapers.vectorstore.english import english_statistics
@@ -404,10 +404,12 @@ def bare_verb(word: str) -> bool:
     return word_classes(word) == {"VERB"} and word in verb_lemmas(word)
 
 
-def participle(word: str) -> bool:
+def participle(word: str, irregular: bool = False) -> bool:
     """Whether a (lower-case) word is the past participle of a verb the dictionary knows ("powered", "inspired"): the
-    "-ed" form of a verb."""
-    return word.endswith("ed") and verb_form(word)
+    "-ed" form of a verb; with ``irregular``, also one the dictionary inflects otherwise ("put", "made", "driven")."""
+    if word.endswith("ed"):
+        return verb_form(word)
+    return irregular and any(word in past_participles(lemma) for lemma in verb_lemmas(word))
 
 
 def adverb(word: str) -> bool:

@@ -127,6 +127,15 @@ def word_classes(word: str) -> frozenset[str]:
     return frozenset(_lemmas(word))
 
 
+@lru_cache(maxsize=8192)
+def past_participles(lemma: str) -> tuple[str, ...]:
+    """The past participles the dictionary of English word forms (``lemminflect``, bundled data) inflects a verb
+    to ("make": "made", "drive": "driven", "put": "put")."""
+    from lemminflect import getInflection
+
+    return tuple(getInflection(lemma, "VBN"))
+
+
 def verb_lemmas(word: str) -> tuple[str, ...]:
     """The lemmas the dictionary gives a (lower-case) word as a verb ("comparing": "compare"); empty when it knows
     it as no verb."""

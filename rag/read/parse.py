@@ -440,13 +440,15 @@ def segments(
             i += n_prep
             continue
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS
-                                   or (((nxt is not None and (nxt.low == "by" or (request and nxt.low in LINKS)))
-                                        or t.relates) and participle(low))
+                                   or (nxt is not None and (nxt.low == "by" or (request and nxt.low in LINKS))
+                                       and participle(low, irregular=True))
+                                   or (t.relates and participle(low))
                                    or between)
               and (t.relates or not glued(low, cur.words, False, last or between))):  # fmt: skip
             # ("X *powered* by Y", "X *inspired* by Y": a participle and "by" link X to Y as a link verb does, and so
             # does one between a topic and a topic word in a request, hyphenated or not, "X-*enabled* Y", or before a
-            # preposition there, "X *tailored* to Y", "X *repurposed* for Y", "X *grounded* in Y")
+            # preposition there, "X *tailored* to Y", "X *repurposed* for Y", "X *grounded* in Y", irregular or not,
+            # "X *put* to work on Y", "X *driven* by Y")
             close()
             out.append(f"link:{low}")
         elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"

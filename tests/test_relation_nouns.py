@@ -14,7 +14,9 @@ from tests.conftest import memory_app
 from tests.test_clause_verbs import papers as clause_papers
 
 IMPACT = " Its impact is broad."  # (in 24 papers on as many fields: a noun whose papers are spread)
-ROADS, PRUNED_ROADS = "impact-roads", "prune-roads"  # papers that state both topics with "impact", with "pruning"
+CORE = " A simple idea is at its core."  # (and so is "core")
+# papers that state both topics with "impact", with "pruning", with "applications"
+ROADS, PRUNED_ROADS, APPLIED_ROADS = "impact-roads", "prune-roads", "applications-roads"
 PLAIN_ROADS = "gnn-2"  # a paper on graph neural networks for traffic forecasting that states neither
 
 
@@ -22,8 +24,9 @@ def papers() -> dict[str, tuple[str, str]]:
     out = clause_papers()
     for i in range(6, 30):
         title, text = out[f"field-{i}"]
-        out[f"field-{i}"] = (title, text + IMPACT)
+        out[f"field-{i}"] = (title, text + IMPACT + CORE)
     out[ROADS] = ("Graph impact", "Graph neural networks changed traffic forecasting." + IMPACT)
+    out[APPLIED_ROADS] = ("Graph uses", "We list applications of graph neural networks to traffic forecasting.")
     out[PRUNED_ROADS] = ("Sparse roads", "Pruning graph neural networks for traffic forecasting saves road sensors.")
     return out
 
@@ -45,8 +48,9 @@ def forest_weighs_every_unit_as_a_topic(monkeypatch: pytest.MonkeyPatch) -> None
 def test_the_corpus_spreads_impact_and_clusters_pruning(app: Any) -> None:
     from askpapers.rag.read.resolve import COHESIVE, VERB_PAPERS
 
-    impact, pruning = (app.parts.lexicon.cohesion(w, least=VERB_PAPERS) for w in ("impact", "pruning"))
-    assert impact is not None and impact < COHESIVE <= (pruning or 0.0), (impact, pruning)
+    spread = [app.parts.lexicon.cohesion(w, least=VERB_PAPERS) for w in ("impact", "core", "applications")]
+    pruning = app.parts.lexicon.cohesion("pruning", least=VERB_PAPERS)
+    assert all(c is not None and c < COHESIVE for c in spread) and (pruning or 0.0) >= COHESIVE, (spread, pruning)
 
 
 @pytest.mark.parametrize(
@@ -82,3 +86,30 @@ def test_a_noun_relating_two_topics_whose_papers_cluster_is_a_topic(
     assert ("pruning", False) in read, read
     cited = {c.paper_id for c in app.ask(question, mode="extractive", k=1000).citations}
     assert PRUNED_ROADS in cited and PLAIN_ROADS not in cited, cited
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which papers study traffic forecasting with graph neural networks at its core?",
+        "Which papers study graph neural networks with applications in traffic forecasting?",
+        "Can you list the papers on graph neural networks with applications to traffic forecasting?",
+    ],
+)
+def test_a_spread_noun_after_its_or_between_two_links_only_ranks(
+    app: Any, forest_weighs_every_unit_as_a_topic: None, question: str
+) -> None:
+    """ "X with Y *at its core*" (a part of what is named before it, after a link and "its") and "X with
+    *applications* in Y" (a noun between two links) are weighed as "the impact of X on Y" is. On a generated set of
+    new wordings of the compound dev topics (seed 131), "at its core" had gated (2 papers cited, F1 0.07 against
+    0.80), and "with applications in" cited 1 to 25 papers (F1 0.0 to 0.40)."""
+    read = [(f.alternatives[0], f.optional) for f in app.read(question).facets]
+    assert sorted(a for a, optional in read if not optional) == ["graph neural networks", "traffic forecasting"], read
+    cited = {c.paper_id for c in app.ask(question, mode="extractive", k=1000).citations}
+    assert {PLAIN_ROADS, ROADS, PRUNED_ROADS} <= cited, cited
+
+
+def test_a_clustered_noun_after_its_is_a_topic(app: Any, forest_weighs_every_unit_as_a_topic: None) -> None:
+    question = "Which papers study graph neural networks, with a focus on its pruning?"
+    read = [(f.alternatives[0], f.optional) for f in app.read(question).facets]
+    assert ("pruning", False) in read, read

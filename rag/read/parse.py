@@ -193,6 +193,14 @@ def _object_next(toks: list[Tok], i: int) -> bool:
     return j + 1 < len(toks) and topic_word(toks[j + 1]) and toks[j + 1].low not in LINKS
 
 
+def _owned_part(toks: list[Tok], i: int) -> bool:
+    """Whether the word at ``i`` follows a link (or "at") and "its" or "their": a part or a property of what is
+    named before ("X with Y *at its core*", "Which submissions put X *at their core*?"), which relates it as "the
+    impact of X on Y" does when the corpus spreads it over every topic, and is a topic when its papers cluster
+    ("evaluate LLMs on their *reasoning*")."""
+    return i >= 2 and toks[i - 1].low in ("its", "their") and (toks[i - 2].low in LINKS or toks[i - 2].low == "at")
+
+
 def _role_word(t: Tok) -> bool:
     """Whether a token may be a word of the role a topic plays ("as the *backbone* of"): a word, no stop-word or
     link."""
@@ -502,10 +510,13 @@ def segments(
                     and nxt.low not in RELATIONAL
                 )
                 cur = Unit([], [], verb=_clause_verb(toks, i) or gerund)
+            fresh = not cur.words
             cur.words.append(low)
             cur.shown.append(t.text)
             if i == owned and nxt is not None and nxt.low in LINKS:
                 cur.spans = True
+            elif request and fresh and last and _owned_part(toks, i):
+                cur.spans = True  # ("X with Y *at its core*": weighed as a relation noun is)
         if (request and t.owner and cur is not None and cur.words and nxt is not None and topic_word(nxt)
                 and nxt.low not in LINKS and (after := _at(toks, i + 2)) is not None
                 and after.low in LINKS):  # fmt: skip

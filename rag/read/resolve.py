@@ -246,8 +246,11 @@ def join_terms(items: list[Item], lexicon: Lexicon) -> list[Item]:
         if links and out and isinstance(out[-1], Unit):
             out[-1].relation = isinstance(item, Unit) and links[0] in RELATION_LINKS
             out[-1].linked = isinstance(item, Unit)
-            if out[-1].linked and len(out) >= 3 and isinstance(out[-3], Unit) and out[-3].relation:
-                out[-3].spans = True  # ("the *impact* of X on Y": its object is linked on)
+            if out[-1].linked and len(out) >= 3 and isinstance(out[-3], Unit) and out[-3].linked:
+                # a unit between two links: "X with *applications* in Y"; and "the *impact* of X on Y", whose object
+                # is linked on
+                out[-1].spans = True
+                out[-3].spans = out[-3].spans or out[-3].relation
             out.append("and")
         if item == "gap":
             item = "and" if out and isinstance(out[-1], Unit) else ""

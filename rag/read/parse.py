@@ -193,6 +193,15 @@ def _object_next(toks: list[Tok], i: int) -> bool:
     return j + 1 < len(toks) and topic_word(toks[j + 1]) and toks[j + 1].low not in LINKS
 
 
+def _framing_noun(toks: list[Tok], i: int, cur: Unit | None) -> bool:
+    """Whether the word at ``i``, a noun of :data:`PREPOSITION_NOUNS` that ends a topic's words, frames the topic
+    as "in the context of X" does, typed after it: a link and "the" come right before the topic ("planning in the
+    autonomous driving *domain*", "X in the Y *setting*"). It is then no part of the topic unless the corpus glues it
+    to the word before, as it does a word of the request ("in the target domain")."""
+    start = i - len(cur.words) if cur is not None else i
+    return cur is not None and start >= 2 and toks[start - 1].low == "the" and toks[start - 2].low in LINKS
+
+
 def _owned_part(toks: list[Tok], i: int) -> bool:
     """Whether the word at ``i`` follows a link (or "at") and "its" or "their": a part or a property of what is
     named before ("X with Y *at its core*", "Which submissions put X *at their core*?"), which relates it as "the
@@ -441,6 +450,12 @@ def segments(
             # "X that *improves* Y": the verb of a relative clause on the topic links it to its object, as "X for Y"
             # ("improves manipulation" had been one unit, and imitation learning only ranked)
             out[-1] = f"link:{low}"
+        elif (request and t.text == "x" and cur is not None and nxt is not None and topic_word(nxt)
+              and nxt.low not in LINKS):  # fmt: skip
+            # "LLMs *x* robotics": chat's "crossed with", which links two topics as "for" does ("x manipulation" had
+            # been read as a topic, and imitation learning alone answered)
+            close()
+            out.append("link:x")
         elif n_prep := _preposition(toks, i, request):  # "X *in the context of* Y" links as "X in Y" does
             close()
             link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")
@@ -448,8 +463,9 @@ def segments(
             i += n_prep
             continue
         elif (cur is not None and (low in LINKS or low in LINK_VERBS or low in RELATIONAL_VERBS
-                                   or (nxt is not None and (nxt.low == "by" or (request and nxt.low in LINKS))
-                                       and participle(low, irregular=True))
+                                   or (nxt is not None and participle(low, irregular=True)
+                                       and (nxt.low == "by" or (request and (nxt.low in LINKS or nxt.low == "at"
+                                                                             or nxt.low in LINK_VERBS))))
                                    or (t.relates and participle(low))
                                    or between)
               and (t.relates or not glued(low, cur.words, False, last or between))):  # fmt: skip
@@ -465,7 +481,8 @@ def segments(
             # a link verb after words of the request starts no unit: "X approaches *based on* Y" links X and Y as
             # "X based on Y" does ("based on Y" had been read as a term of its own, "based" being in most papers)
             out.append(f"link:{low}")
-        elif low in REQUEST_WORDS or low in STOPWORDS or low in BOTH_CUES:
+        elif (low in REQUEST_WORDS or low in STOPWORDS or low in BOTH_CUES
+              or (request and last and low in PREPOSITION_NOUNS and _framing_noun(toks, i, cur))):  # fmt: skip
             if cur is not None and glued(low, cur.words, False, last):
                 cur.words.append(low)
                 cur.shown.append(t.text)

@@ -230,6 +230,14 @@ def test_a_participle_before_at_or_a_link_verb_links_and_so_does_x(link: str, ev
         assert len(facets) == 2, facets
 
 
+def test_x_reads_as_with() -> None:
+    """ "language *x* navigation" is read as "language with navigation": the compound the corpus states ("language
+    navigation"), as the canonical "Which papers use language for navigation?" reads."""
+    lex = docs_lexicon([*DOCS, *(f"Language navigation agents follow instructions, case {i}." for i in range(4))])
+    x, with_ = (plan(f"Which papers study language {link} navigation?", lex).facets for link in ("x", "with"))
+    assert [f.alternatives for f in x] == [f.alternatives for f in with_] == [("language navigation",)], (x, with_)
+
+
 @pytest.mark.parametrize("noun", FRAMING)
 def test_a_noun_that_frames_the_topic_after_it_is_no_part_of_it(noun: str, every_unit_topical: None) -> None:
     """ "planning in the autonomous driving *domain*" is planning in autonomous driving, as "in the domain of" is

@@ -452,10 +452,11 @@ def segments(
             out[-1] = f"link:{low}"
         elif (request and t.text == "x" and cur is not None and nxt is not None and topic_word(nxt)
               and nxt.low not in LINKS):  # fmt: skip
-            # "LLMs *x* robotics": chat's "crossed with", which links two topics as "for" does ("x manipulation" had
-            # been read as a topic, and imitation learning alone answered)
+            # "LLMs *x* robotics": chat's "crossed with", which links two topics as "with" does ("x manipulation" had
+            # been read as a topic, and imitation learning alone answered; "language x navigation" is then "language
+            # navigation", as "language with navigation" is)
             close()
-            out.append("link:x")
+            out.append("link:with")
         elif n_prep := _preposition(toks, i, request):  # "X *in the context of* Y" links as "X in Y" does
             close()
             link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")

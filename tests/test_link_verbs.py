@@ -115,6 +115,23 @@ def test_a_purpose_links_as_for_does(verb: str) -> None:
             assert required(q, PURPOSES) == sorted([topic, means.lower()]), (q, required(q, PURPOSES))
 
 
+COMPRESS = docs_lexicon([*DOCS, *(f"We {verb} {t} with a new model, case {i}." for i in range(2) for t, _ in PAIRS
+                                  for verb in ("compress", "train"))])  # fmt: skip
+
+
+def test_a_purpose_verb_the_dictionary_also_knows_as_a_noun_links() -> None:
+    """ "knowledge distillation *to compress* large language models": "compress" is also a noun to the dictionary,
+    but general English says it as a verb and never after an article, so it is a purpose ("compress" had gated as a
+    topic beside both); "to graph classification" keeps "graph", which English says as a noun."""
+    from askpapers.rag.read.parse import _infinitive
+
+    assert _infinitive("compress") and _infinitive("improve")
+    assert not _infinitive("graph") and not _infinitive("model") and not _infinitive("image")
+    for topic, means in PAIRS:
+        q = f"Which papers use {means} to compress {topic}?"
+        assert required(q, COMPRESS) == sorted([topic, means.lower()]), plan(q, COMPRESS).facets
+
+
 # (and papers that state each verb beside each topic, as a real corpus does: "helps robotic manipulation")
 VERBS = docs_lexicon([*DOCS, *(f"This {verb} {t} and {m}, case {i}." for i in range(3) for t, m in PAIRS
                                for verb in ("helps", "improves", "help", "improve"))])  # fmt: skip

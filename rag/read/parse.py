@@ -210,6 +210,14 @@ def _owned_part(toks: list[Tok], i: int) -> bool:
     return i >= 2 and toks[i - 1].low in ("its", "their") and (toks[i - 2].low in LINKS or toks[i - 2].low == "at")
 
 
+def _infinitive(low: str) -> bool:
+    """Whether a word after "to" is the base form of a verb there: one the dictionary knows only as a verb
+    (:func:`~.cues.bare_verb`: "improve"), or one general English says as a verb and never after an article
+    (:func:`~.cues.said_as_verb`, :func:`~.cues.said_as_noun`: "compress"; not "graph", "model", "image", which "to"
+    may lead as nouns)."""
+    return bare_verb(low) or (low in verb_lemmas(low) and said_as_verb(low) and not said_as_noun(low))
+
+
 def _role_word(t: Tok) -> bool:
     """Whether a token may be a word of the role a topic plays ("as the *backbone* of"): a word, no stop-word or
     link."""
@@ -426,7 +434,7 @@ def segments(
             i += 2
             continue
         elif ((cur is not None or (request and out and str(out[-1]).startswith("link:")))
-              and low == "to" and nxt is not None and bare_verb(nxt.low)
+              and low == "to" and nxt is not None and _infinitive(nxt.low)
               and (obj := _at(toks, i + 2)) is not None and topic_word(obj) and obj.low not in LINKS):  # fmt: skip
             # "X *to improve* Y": a purpose, which links X to Y as "X for Y" does ("improve Y" had been a unit, and
             # gated: "imitation learning to improve manipulation" cited 12 papers); so after a link in a request, "X

@@ -247,6 +247,17 @@ def test_a_participle_before_at_or_a_link_verb_links_and_so_does_x(link: str, ev
         assert len(facets) == 2, facets
 
 
+def test_a_word_of_the_request_before_a_gerund_with_an_object_starts_no_unit(every_unit_topical: None) -> None:
+    """ "Any work *bridging* X and Y?": the gerund takes the topics as its object, so "work" is the request's
+    noun and not glued to it, however often papers write "work bridging" ("work bridging" had been one unit that
+    gated)."""
+    lex = docs_lexicon([*DOCS, *(f"Our work bridging theory and practice, case {i}." for i in range(4))])
+    for topic, means in PAIRS:
+        q = f"Any work bridging {means} and {topic}?"
+        facets = plan(q, lex).facets
+        assert not any("work" in a.split() for f in facets for a in f.alternatives), facets
+
+
 def test_x_reads_as_with() -> None:
     """ "language *x* navigation" is read as "language with navigation": the compound the corpus states ("language
     navigation"), as the canonical "Which papers use language for navigation?" reads."""

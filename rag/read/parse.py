@@ -497,7 +497,10 @@ def segments(
                 cur.shown.append(t.text)
             elif (cur is None and nxt is not None and nxt.word and nxt.low not in REQUEST_WORDS
                   and nxt.low not in STOPWORDS and not _predicate(toks, i)
+                  and not (request and _verb_between(nxt.low, _at(toks, i + 2)))
                   and glued(low, [nxt.low], True, False)):  # fmt: skip
+                # (not before the "-ing" form of a verb with its object after it: "Any work *bridging* X and Y?" asks
+                # for work, which bridges them; "work bridging" had been one unit that gated)
                 cur = Unit([low], [t.text])
             else:
                 if cur is not None and len(cur.words) == 1 and _names_request(toks, i, len(cur.shown)):

@@ -258,6 +258,23 @@ def test_a_word_of_the_request_before_a_gerund_with_an_object_starts_no_unit(eve
         assert not any("work" in a.split() for f in facets for a in f.alternatives), facets
 
 
+@pytest.mark.parametrize("verb", ["plays", "leads", "matters"])
+def test_the_verb_of_a_where_clause_ends_the_topic(verb: str, every_unit_topical: None) -> None:
+    """ "Any work where time series forecasting *plays* a central role?": the verb of a clause that "where" opens
+    ends its subject, however often papers write "forecasting plays" ("time series forecasting plays" had been one
+    unit, 1 paper cited; a generated set of single-topic frames, seed 151). After "which", a word in "-s" before an
+    article stays as typed ("Which papers learn *features* a model uses?")."""
+    lex = docs_lexicon([*DOCS, *(f"Time series forecasting {verb} a central role, case {i}." for i in range(4))])
+    facets = plan(f"Any work where time series forecasting {verb} a central role?", lex).facets
+    held = [f.alternatives for f in facets if not f.optional]
+    assert ("time series forecasting",) in held and not any(verb in a for f in facets for a in f.alternatives), facets
+    from askpapers.rag.read.cues import tokens
+    from askpapers.rag.read.parse import _verb_before_article
+
+    toks = tokens("Which papers learn features a model uses?")
+    assert not _verb_before_article(toks, [t.low for t in toks].index("features"))
+
+
 def test_x_reads_as_with() -> None:
     """ "language *x* navigation" is read as "language with navigation": the compound the corpus states ("language
     navigation"), as the canonical "Which papers use language for navigation?" reads."""

@@ -210,6 +210,24 @@ def _owned_part(toks: list[Tok], i: int) -> bool:
     return i >= 2 and toks[i - 1].low in ("its", "their") and (toks[i - 2].low in LINKS or toks[i - 2].low == "at")
 
 
+# words that open a clause whose subject comes before its verb ("where X plays a role")
+SUBORDINATE = frozenset({"where", "whereby", "when", "whether", "how"})
+
+
+def _verb_before_article(toks: list[Tok], i: int) -> bool:
+    """Whether the word at ``i`` is the present-tense verb of a clause that "where", "when", "whether" or "how" opens
+    after its subject: a form in "-s" that general English says as a verb (:func:`_verb_said`: "plays", "leads",
+    "matters"; not "models", "networks"), with an article after it ("where X *plays* a role"). ("Which papers learn
+    features a model uses?" is left as typed: "which" opens the question.)"""
+    low, nxt = toks[i].low, _at(toks, i + 1)
+    if nxt is None or nxt.low not in ("a", "an", "the") or not low.endswith("s") or not _verb_said(low):
+        return False
+    j = i - 1
+    while j >= 0 and toks[j].word and toks[j].low not in SUBORDINATE:
+        j -= 1
+    return j >= 0 and toks[j].low in SUBORDINATE and j + 1 < i and toks[j + 1].low not in HOW_DEGREE
+
+
 def _infinitive(low: str) -> bool:
     """Whether a word after "to" is the base form of a verb there: one the dictionary knows only as a verb
     (:func:`~.cues.bare_verb`: "improve"), or one general English says as a verb and never after an article
@@ -465,6 +483,11 @@ def segments(
             # navigation", as "language with navigation" is)
             close()
             out.append("link:with")
+        elif request and cur is not None and _verb_before_article(toks, i):
+            # "where X *plays* a central role": the verb of a clause ends the topic ("time series forecasting plays"
+            # had been one unit, which the corpus states: 1 paper cited)
+            close()
+            out.append("gap")
         elif n_prep := _preposition(toks, i, request):  # "X *in the context of* Y" links as "X in Y" does
             close()
             link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")

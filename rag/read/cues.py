@@ -379,6 +379,12 @@ def verb_form(word: str) -> bool:
     return "VERB" in word_classes(word)
 
 
+def adjective(word: str) -> bool:
+    """Whether the dictionary knows a (lower-case) word as an adjective, whatever else it knows it as ("possible",
+    "available", "robust")."""
+    return "ADJ" in word_classes(word)
+
+
 def noun_form(word: str) -> bool:
     """Whether the dictionary knows a (lower-case) word as a noun, whatever else it knows it as ("learning",
     "planning"; not "targeting", "improving")."""

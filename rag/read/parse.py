@@ -41,6 +41,7 @@ from askpapers.rag.read.cues import (
     WANTS,
     WISHES,
     Tok,
+    adjective,
     adverb,
     answer_object,
     bare_verb,
@@ -173,8 +174,8 @@ def _verb_between(low: str, nxt: Tok | None) -> bool:
     "Y *benefiting* from X"): it relates the two topics as "for" does, unless the corpus says it heads the topic
     before it, as it says for the last word of a topic ("prompt *tuning* methods": see ``glued``)."""
     return (low.endswith("ing") and verb_form(low) and not noun_form(low) and nxt is not None
-            and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS and not participle(nxt.low)
-            and (nxt.low in LINKS or topic_word(nxt)))  # fmt: skip
+            and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS
+            and not participle(nxt.low, irregular=True) and (nxt.low in LINKS or topic_word(nxt)))  # fmt: skip
 
 
 def _subject_verb(toks: list[Tok], i: int) -> bool:
@@ -226,6 +227,14 @@ def _verb_before_article(toks: list[Tok], i: int) -> bool:
     while j >= 0 and toks[j].word and toks[j].low not in SUBORDINATE:
         j -= 1
     return j >= 0 and toks[j].low in SUBORDINATE and j + 1 < i and toks[j + 1].low not in HOW_DEGREE
+
+
+def _links_on(item: str) -> bool:
+    """Whether a preposition after the item ``item`` goes on with its link rather than starting a gap: after a
+    relating participle ("guided *by*") or any participle that links ("tailored *to*", "powered *by*", "based *on*"),
+    so that the words the link joins are read as they are joined by "for" ("navigation powered by language" as
+    "language navigation", which the corpus states)."""
+    return item.startswith("link:") and (item[5:] in RELATIONAL_VERBS or participle(item[5:], irregular=True))
 
 
 def _infinitive(low: str) -> bool:
@@ -488,6 +497,15 @@ def segments(
             # had been one unit, which the corpus states: 1 paper cited)
             close()
             out.append("gap")
+        elif (request and cur is not None and nxt is not None and participle(low, irregular=True)
+              and adjective(nxt.low) and (by := _at(toks, i + 2)) is not None and by.low == "by"
+              and topic_word(_at(toks, i + 3))):  # fmt: skip
+            # "B *made possible by* A": a participle, the adjective it makes, and "by" link A and B as "enabled by"
+            # does ("safety made possible" had been one unit, whose part "safety" only qualified it: 942 papers)
+            close()
+            out.append(f"link:{low}")
+            i += 2
+            continue
         elif n_prep := _preposition(toks, i, request):  # "X *in the context of* Y" links as "X in Y" does
             close()
             link = toks[i + n_prep - 1].low if low == "as" else low  # ("X *as a tool for* Y" as "X for Y")
@@ -507,7 +525,7 @@ def segments(
             # "X *put* to work on Y", "X *driven* by Y")
             close()
             out.append(f"link:{low}")
-        elif cur is None and low in LINKS and out and str(out[-1])[5:] in RELATIONAL_VERBS:  # "guided by"
+        elif cur is None and low in LINKS and out and _links_on(str(out[-1])):  # "guided by", "tailored to"
             out.append(f"link:{low}")
         elif cur is None and low in LINK_VERBS and nxt is not None and nxt.low in LINKS:
             # a link verb after words of the request starts no unit: "X approaches *based on* Y" links X and Y as

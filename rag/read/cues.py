@@ -126,7 +126,7 @@ OVERVIEW_PAIRS = {
 }  # fmt: skip
 GENERIC_HEADS = frozenset(
     """attacks attack methods method approaches approach techniques technique algorithms algorithm frameworks framework
-    systems principle principles paradigm paradigms problem problems setting settings""".split()  # noqa: SIM905
+    systems principle principles paradigm paradigms problem problems setting settings task tasks""".split()  # noqa: SIM905
 )
 # heads that add nothing to the name before them ("MoE models" is MoE) …
 NAME_HEADS = frozenset({"models", "model", "architectures", "architecture", "networks", "network"})

@@ -175,7 +175,8 @@ def _verb_between(low: str, nxt: Tok | None) -> bool:
     before it, as it says for the last word of a topic ("prompt *tuning* methods": see ``glued``)."""
     return (low.endswith("ing") and verb_form(low) and not noun_form(low) and nxt is not None
             and nxt.low not in LINK_VERBS and nxt.low not in RELATIONAL_VERBS
-            and not participle(nxt.low, irregular=True) and (nxt.low in LINKS or topic_word(nxt)))  # fmt: skip
+            and not ("-" not in nxt.low and participle(nxt.low, irregular=True))
+            and (nxt.low in LINKS or topic_word(nxt)))  # fmt: skip
 
 
 def _subject_verb(toks: list[Tok], i: int) -> bool:
@@ -235,6 +236,18 @@ def _links_on(item: str) -> bool:
     so that the words the link joins are read as they are joined by "for" ("navigation powered by language" as
     "language navigation", which the corpus states)."""
     return item.startswith("link:") and (item[5:] in RELATIONAL_VERBS or participle(item[5:], irregular=True))
+
+
+def _participle_phrase(toks: list[Tok], i: int) -> bool:
+    """Whether a link verb or a participle with a preposition after it starts at ``i`` ("*applied to*", "*based
+    on*", "*tailored for*", "*driven by*")."""
+    t, after = _at(toks, i), _at(toks, i + 1)
+    return (t is not None and after is not None and participle(t.low, irregular=True)
+            and (after.low in LINKS or after.low == "by")) or (t is not None and t.low in LINK_VERBS)  # fmt: skip
+
+
+def _at_link(t: Tok | None) -> bool:
+    return t is not None and t.low in LINKS
 
 
 def _infinitive(low: str) -> bool:
@@ -439,6 +452,8 @@ def segments(
         elif low in NOT_WORDS and _negates_predicate(toks, i):
             close()
             out.append("gap")
+        elif request and t.text == "," and cur is not None and _participle_phrase(toks, i + 1):
+            pass  # "X, *applied to* Y": a participle phrase set off by a comma links as it would without it
         elif boundary := _boundary(t, both or (nxt is not None and nxt.low in POINTING_BACK)):
             close()
             out.append("gap" if boundary == "or" and _opens_clause(toks, i) else boundary)
@@ -481,7 +496,7 @@ def segments(
             out.append(f"link:{low}")
         elif (request and cur is None and i >= 2 and toks[i - 1].low in RELATIVES and out[-2:-1]
               and out[-1] == "gap" and isinstance(out[-2], Unit) and _object_next(toks, i)
-              and (_verb_said(low) or (_finite_verb(low) and nxt is not None and nxt.low in LINKS))):  # fmt: skip
+              and (_verb_said(low) or (_finite_verb(low) and (low.endswith("s") or _at_link(nxt))))):  # fmt: skip
             # "X that *improves* Y": the verb of a relative clause on the topic links it to its object, as "X for Y"
             # ("improves manipulation" had been one unit, and imitation learning only ranked)
             out[-1] = f"link:{low}"

@@ -163,7 +163,9 @@ def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
     # a participle between a topic and a topic word relates them, hyphenated or typed apart alike ("reinforcement
     # learning-enabled robotic manipulation"; not "pruning-focused papers", where no topic word follows)
     for i, t in enumerate(out):
-        if 0 < i < len(out) - 1 and participle(t.low) and topic_word(out[i - 1]) and topic_word(out[i + 1]):
+        # (not a hyphenated term kept whole: "X supporting *retrieval-augmented* Y")
+        if (0 < i < len(out) - 1 and "-" not in t.low and participle(t.low) and topic_word(out[i - 1])
+                and topic_word(out[i + 1])):  # fmt: skip
             out[i] = replace(t, relates=out[i + 1].low not in LINKS)
     return out
 
@@ -509,7 +511,8 @@ def _weigh(
             key=lambda i: (i not in apart, not _generic(facets[i], lexicon), weights[i] >= TOPICAL, stated[i],
                            not facets[i].optional, weights[i]),
         )  # fmt: skip
-    heads = {max(group) for group in cut_from if group}
+    # (a relation noun that ends the phrase is no head: "planning *contributions* to X" is headed by planning)
+    heads = {max((j for j in group if j not in asking), default=max(group)) for group in cut_from if group}
     out = []
     for i, (f, w) in enumerate(zip(facets, weights, strict=True)):
         # a unit of its own that no paper states narrows nothing the corpus holds ("ty", "thesis"): it only ranks

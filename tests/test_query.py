@@ -503,6 +503,25 @@ def test_typos_are_corrected_and_said(question: str, wrong: str, right: str, top
     assert right in p.searched and wrong not in p.searched
 
 
+@pytest.mark.parametrize(
+    ("question", "plain"),
+    [
+        ("Which papers use reinforcment-learning for robotic manipulation?",
+         "Which papers use reinforcement learning for robotic manipulation?"),
+        ("Which papers use reinforcement-lerning for robotic manipulation?",
+         "Which papers use reinforcement learning for robotic manipulation?"),
+        ("Got refs on large langauge models-based reasoning?", "Got refs on large language models-based reasoning?"),
+    ],
+)
+def test_a_typo_beside_or_inside_a_hyphenated_word_reads_as_typed_right(question: str, plain: str) -> None:
+    """A slip inside a hyphenated word is corrected as one typed alone is ("reinforcment-learning" had been kept
+    whole: no paper states it), and a slip before one no longer changes how it is read ("large langauge
+    models-based reasoning" had kept "models-based" whole: 594 papers cited, F1 0.17 against 0.87; seed 191)."""
+    typed, right = plan(question, LEX), plan(plain, LEX)
+    assert facets(typed) == facets(right), (typed.facets, right.facets)
+    assert typed.corrections and all(w.lower() not in typed.searched.lower() for w, _ in typed.corrections)
+
+
 def test_a_slip_the_corpus_makes_too_is_corrected() -> None:
     """ "pose estiamtion" was searched as typed: one abstract of the pool has the same slip, so the word was known.
     A rare word one swap of neighbouring letters from a word ten times as common is read as that word; a short one

@@ -78,9 +78,15 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     model)."""
     text = one_line(question)
     toks = tokens(text)
+    # the words typed alone are corrected first, so that a hyphenated word is read beside the words it follows as
+    # typed right ("large *langauge* models-based reasoning" had kept "models-based" whole, beside "langauge"), then
+    # the parts of the hyphenated words split apart
+    corrections = correct(toks, lexicon)
     if framed(toks):  # (a statement is all content: its rare hyphenated words are its terms, "beta-band coherence")
         toks = unhyphenated(toks, lexicon)
-    corrections = correct(toks, lexicon)
+        corrections += correct(toks, lexicon)
+    lowered = text.lower()
+    corrections.sort(key=lambda c: lowered.find(c[0].lower()))  # (in the order typed, as corrected reads them)
     searched = corrected(text, corrections)
     acronyms = protect_acronyms(toks)
     lows = [t.low for t in toks]

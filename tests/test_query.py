@@ -506,10 +506,14 @@ def test_typos_are_corrected_and_said(question: str, wrong: str, right: str, top
 @pytest.mark.parametrize(
     ("question", "plain"),
     [
-        ("Which papers use reinforcment-learning for robotic manipulation?",
-         "Which papers use reinforcement learning for robotic manipulation?"),
-        ("Which papers use reinforcement-lerning for robotic manipulation?",
-         "Which papers use reinforcement learning for robotic manipulation?"),
+        (
+            "Which papers use reinforcment-learning for robotic manipulation?",
+            "Which papers use reinforcement learning for robotic manipulation?",
+        ),
+        (
+            "Which papers use reinforcement-lerning for robotic manipulation?",
+            "Which papers use reinforcement learning for robotic manipulation?",
+        ),
         ("Got refs on large langauge models-based reasoning?", "Got refs on large language models-based reasoning?"),
     ],
 )

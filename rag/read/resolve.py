@@ -156,9 +156,9 @@ def unhyphenated(toks: list[Tok], lexicon: Lexicon) -> list[Tok]:
             lexicon.phrase_df(f"{before} {head}") >= MIN_TERM_PAPERS
             and lexicon.phrase_df(f"{before} {head} {tail}") < MIN_TERM_PAPERS
         )
-        # (a part no paper states that is a slip of a word the corpus knows, "reinforcment-learning": typed apart,
-        # so that the part is corrected as a word typed alone is)
-        misspelt = any(lexicon.df(p) == 0 and lexicon.correct(p) for p in (head, tail))
+        # (a part that is no known word but a slip of one, "reinforcment-learning": typed apart, so that the part is
+        # corrected as a word typed alone is)
+        misspelt = any(not lexicon.known(p) and lexicon.correct(p) for p in (head, tail))
         if after_term or misspelt or not _hyphen_term(f"{head} {tail}", head, tail, lexicon):
             out += [Tok(p, p.lower(), True, owner=t.owner and k == len(parts) - 1) for k, p in enumerate(parts)]
         else:

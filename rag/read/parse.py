@@ -83,8 +83,9 @@ class Unit:
     # one word that may name what is asked for rather than what it is about (_names_request): "Which *contributions*
     # concern X?", "the *key* papers on X"
     requested: bool = False
-    # a noun that relates two topics, as no term: "the *impact* of X on Y" (a relation whose object a link joins to a
-    # third unit), "X's *impact* on Y" (after a possessive, with a link after it)
+    # a noun that may relate two topics, as no term (resolve weighs it by where its papers are): "the *impact* of X
+    # on Y" (a relation whose object a link joins to a third unit), "X's *impact* on Y" (after a possessive, with a
+    # link after it), "X with *applications* in Y" (between two links), "X with Y at its *core*" (after "its")
     spans: bool = False
 
 
@@ -230,11 +231,11 @@ def _verb_before_article(toks: list[Tok], i: int) -> bool:
     return j >= 0 and toks[j].low in SUBORDINATE and j + 1 < i and toks[j + 1].low not in HOW_DEGREE
 
 
-def _links_on(item: str) -> bool:
-    """Whether a preposition after the item ``item`` goes on with its link rather than starting a gap: after a
-    relating participle ("guided *by*") or any participle that links ("tailored *to*", "powered *by*", "based *on*"),
-    so that the words the link joins are read as they are joined by "for" ("navigation powered by language" as
-    "language navigation", which the corpus states)."""
+def _link_goes_on(item: str) -> bool:
+    """Whether a preposition after the item ``item`` (of :func:`segments`) goes on with its link rather than making
+    a gap: after a relating participle ("guided *by*") or any participle that links ("tailored *to*", "powered
+    *by*", "based *on*"), so that the words the link joins are read as they are joined by "for" ("navigation powered
+    by language" as "language navigation", which the corpus states)."""
     return item.startswith("link:") and (item[5:] in RELATIONAL_VERBS or participle(item[5:], irregular=True))
 
 
@@ -247,6 +248,7 @@ def _participle_phrase(toks: list[Tok], i: int) -> bool:
 
 
 def _at_link(t: Tok | None) -> bool:
+    """Whether a token is a link (one of :data:`~.cues.LINKS`)."""
     return t is not None and t.low in LINKS
 
 
@@ -540,7 +542,7 @@ def segments(
             # "X *put* to work on Y", "X *driven* by Y")
             close()
             out.append(f"link:{low}")
-        elif cur is None and low in LINKS and out and _links_on(str(out[-1])):  # "guided by", "tailored to"
+        elif cur is None and low in LINKS and out and _link_goes_on(str(out[-1])):  # "guided by", "tailored to"
             out.append(f"link:{low}")
         elif cur is None and low in LINK_VERBS and nxt is not None and nxt.low in LINKS:
             # a link verb after words of the request starts no unit: "X approaches *based on* Y" links X and Y as

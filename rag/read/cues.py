@@ -638,13 +638,18 @@ def _theirs(toks: list[Tok]) -> set[int]:
     """The words after a link and "their" when "their" can only mean the papers asked for: the word before the link
     is no plural noun the dictionary knows, so it is the papers' ("Which submissions put quantization *at their
     core*?", "… mention X *in their abstract*"), not the topic's ("evaluate LLMs on their reasoning" is left as
-    typed). The words run to the next stop-word, link or punctuation (at most :data:`THEIR_WORDS`)."""
+    typed); and the words after "their" right after a topic word ("Which papers make X *their main focus*?"). The
+    words run to the next stop-word, link or punctuation (at most :data:`THEIR_WORDS`)."""
     out: set[int] = set()
     for i in range(1, len(toks) - 2):
         before = toks[i - 1]
-        if (toks[i].low not in LINKS and toks[i].low != "at") or toks[i + 1].low != "their" or not before.word:
+        if toks[i + 1].low != "their" or not before.word:
             continue
-        if before.low.endswith("s") and (plural_noun(before.low) or not word_classes(before.low)):
+        if toks[i].low not in LINKS and toks[i].low != "at":
+            # "Which papers make X *their main focus*?": right after the topic, "their" can only be the papers'
+            if not toks[i].word or toks[i].low in STOPWORDS:
+                continue
+        elif before.low.endswith("s") and (plural_noun(before.low) or not word_classes(before.low)):
             continue  # (a plural topic may own it: "LLMs", "knowledge graphs")
         for j in range(i + 2, min(len(toks), i + 2 + THEIR_WORDS)):
             if not toks[j].word or toks[j].low in STOPWORDS or toks[j].low in LINKS:

@@ -125,3 +125,13 @@ def app(corpus_settings):  # type: ignore[no-untyped-def]
 @pytest.fixture()
 def fresh_settings(tmp_path: Path) -> Iterator[object]:
     yield make_settings(tmp_path / "store")
+
+
+@pytest.fixture
+def every_unit_topical(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The topicality forest weighing every unit of a question as a topic (0.97): a test of the reading and of the
+    corpus's measures, not of the model (the conference dev pool gave "q" 0.96, "contributions" 0.97, "impact"
+    0.82-0.95)."""
+    from askpapers.rag.read import resolve
+
+    monkeypatch.setattr(resolve, "topicality", lambda units, lexicon: [0.97 for _ in units])

@@ -22,15 +22,6 @@ ROLES = ("backbone", "foundation", "building block", "ingredient", "engine", "to
 ROLE_LEX = docs_lexicon([*DOCS, *(f"A {r} of image generation with GANs, study {i}." for r in ROLES for i in range(3))])
 
 
-@pytest.fixture
-def every_unit_topical(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The topicality forest weighing every unit as a topic (the conference dev pool gave "q" 0.96): the tests check
-    the reading, not the model."""
-    from askpapers.rag.read import resolve
-
-    monkeypatch.setattr(resolve, "topicality", lambda units, lexicon: [0.97 for _ in units])
-
-
 def _gates(question: str) -> list[str]:
     return [f.alternatives[0].lower().replace("-", " ") for f in plan(question, LEX).facets if not f.optional]
 

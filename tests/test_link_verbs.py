@@ -364,14 +364,6 @@ def test_a_framing_noun_the_corpus_glues_to_the_topic_stays() -> None:
     assert "target domain" in required(q, lex), plan(q, lex).facets
 
 
-@pytest.fixture
-def every_unit_topical(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The topicality forest weighing every unit as a topic: the tests check the reading, not the model."""
-    from askpapers.rag.read import resolve
-
-    monkeypatch.setattr(resolve, "topicality", lambda units, lexicon: [0.97 for _ in units])
-
-
 def test_irregular_participles_are_known_from_the_dictionary() -> None:
     from askpapers.rag.read.cues import participle
 

@@ -36,15 +36,6 @@ def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     return memory_app(tmp_path_factory.mktemp("relations"), papers(), embedder)
 
 
-@pytest.fixture
-def forest_weighs_every_unit_as_a_topic(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The topicality forest weighing every unit as a topic (the conference dev pool gave "impact" 0.82 to 0.95 beside
-    two topics): the tests check the reading and the measure, not the model."""
-    from askpapers.rag.read import resolve
-
-    monkeypatch.setattr(resolve, "topicality", lambda units, lexicon: [0.99 for _ in units])
-
-
 def test_the_corpus_spreads_impact_and_clusters_pruning(app: Any) -> None:
     from askpapers.rag.read.resolve import COHESIVE, VERB_PAPERS
 
@@ -63,7 +54,7 @@ def test_the_corpus_spreads_impact_and_clusters_pruning(app: Any) -> None:
     ],
 )
 def test_a_noun_relating_two_topics_whose_papers_are_spread_only_ranks(
-    app: Any, forest_weighs_every_unit_as_a_topic: None, question: str
+    app: Any, every_unit_topical: None, question: str
 ) -> None:
     read = [(f.alternatives[0], f.optional) for f in app.read(question).facets]
     assert ("impact", True) in read, read
@@ -80,7 +71,7 @@ def test_a_noun_relating_two_topics_whose_papers_are_spread_only_ranks(
     ],
 )
 def test_a_noun_relating_two_topics_whose_papers_cluster_is_a_topic(
-    app: Any, forest_weighs_every_unit_as_a_topic: None, question: str
+    app: Any, every_unit_topical: None, question: str
 ) -> None:
     read = [(f.alternatives[0], f.optional) for f in app.read(question).facets]
     assert ("pruning", False) in read, read
@@ -97,7 +88,7 @@ def test_a_noun_relating_two_topics_whose_papers_cluster_is_a_topic(
     ],
 )
 def test_a_spread_noun_after_its_or_between_two_links_only_ranks(
-    app: Any, forest_weighs_every_unit_as_a_topic: None, question: str
+    app: Any, every_unit_topical: None, question: str
 ) -> None:
     """ "X with Y *at its core*" (a part of what is named before it, after a link and "its") and "X with
     *applications* in Y" (a noun between two links) are weighed as "the impact of X on Y" is. On a generated set of
@@ -109,7 +100,7 @@ def test_a_spread_noun_after_its_or_between_two_links_only_ranks(
     assert {PLAIN_ROADS, ROADS, PRUNED_ROADS} <= cited, cited
 
 
-def test_a_clustered_noun_after_its_is_a_topic(app: Any, forest_weighs_every_unit_as_a_topic: None) -> None:
+def test_a_clustered_noun_after_its_is_a_topic(app: Any, every_unit_topical: None) -> None:
     question = "Which papers study graph neural networks, with a focus on its pruning?"
     read = [(f.alternatives[0], f.optional) for f in app.read(question).facets]
     assert ("pruning", False) in read, read
@@ -117,7 +108,7 @@ def test_a_clustered_noun_after_its_is_a_topic(app: Any, forest_weighs_every_uni
 
 @pytest.mark.parametrize("noun", ["applications", "contributions"])
 def test_a_relation_noun_ending_a_phrase_leaves_the_head_to_the_word_before(
-    app: Any, forest_weighs_every_unit_as_a_topic: None, noun: str
+    app: Any, every_unit_topical: None, noun: str
 ) -> None:
     """ "planning *contributions* to autonomous driving": the relation noun that ends a phrase only ranks, and the
     word before it heads the phrase and gates ("planning" had been left to qualify "contributions", and only ranked:

@@ -44,15 +44,6 @@ def app(tmp_path_factory: pytest.TempPathFactory, embedder: Any) -> Any:
     return memory_app(tmp_path_factory.mktemp("request-nouns"), papers(), embedder)
 
 
-@pytest.fixture
-def forest_weighs_them_as_topics(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The topicality forest's weights as the conference dev pool gave them ("contributions" 0.97, "key" 0.85):
-    the tests check the reading and the measure, not the model."""
-    from askpapers.rag.read import resolve
-
-    monkeypatch.setattr(resolve, "topicality", lambda units, lexicon: [0.97 for _ in units])
-
-
 @pytest.mark.parametrize(
     "question",
     [
@@ -64,9 +55,7 @@ def forest_weighs_them_as_topics(monkeypatch: pytest.MonkeyPatch) -> None:
         "Which research contributions involve graph neural networks?",
     ],
 )
-def test_a_word_naming_what_is_asked_for_only_ranks(
-    app: Any, forest_weighs_them_as_topics: None, question: str
-) -> None:
+def test_a_word_naming_what_is_asked_for_only_ranks(app: Any, every_unit_topical: None, question: str) -> None:
     facets = app.read(question).facets
     read = [(f.alternatives[0], f.optional) for f in facets]
     assert [a for a, optional in read if not optional] == ["graph neural networks"], read
@@ -76,7 +65,7 @@ def test_a_word_naming_what_is_asked_for_only_ranks(
     assert {*(f"gnn-{i}" for i in range(len(GNN))), "gnn-key"} <= cited, cited
 
 
-def test_a_word_there_whose_papers_cluster_is_a_topic(app: Any, forest_weighs_them_as_topics: None) -> None:
+def test_a_word_there_whose_papers_cluster_is_a_topic(app: Any, every_unit_topical: None) -> None:
     read = [(f.alternatives[0], f.optional) for f in app.read("Any pruning papers on graph neural networks?").facets]
     assert read == [("pruning", False), ("graph neural networks", False)], read
 

@@ -24,7 +24,8 @@ REQUEST_WORDS = frozenset(
     which what whats how papers paper works work studies study articles article publications publication research
     literature abstracts abstract results show list find give get got tell search look looking want need like love help
     reading suggestion suggestions submissions submission references preprints manuscripts
-    interested know see me us i im ive id my our you your please pls plz thanks thank thx ty hi hello hey anything
+    interested know see me us i im ive id my our you your anyone anybody someone somebody please pls plz thanks thank
+    thx ty cheers hi hello hey anything
     something everything stuff things thing ones good great nice cool interesting relevant notable important
     best top recent latest new newest current existing use uses using used utilize utilizes utilise utilises
     apply applies applying employ employs employing leverage leverages leveraging study studying investigate
@@ -185,18 +186,34 @@ def tokens(text: str) -> list[Tok]:
     return _shorthand(out)
 
 
+# Chat shorthand typed in lower case, read as the words it stands for (a closed class of English): "do u have anything
+# *abt* X" had read "abt", which no paper states, as a facet that must hold, and cited nothing.
+SHORTHAND = {
+    "abt": ("about",), "bout": ("about",), "u": ("you",), "ur": ("your",), "thx": ("thanks",), "thnx": ("thanks",),
+    "tnx": ("thanks",), "wrt": ("with", "respect", "to"), "tho": ("though",), "smth": ("something",),
+    "sth": ("something",), "ppl": ("people",), "cuz": ("because",), "coz": ("because",),
+}  # fmt: skip
+
+
 def _shorthand(toks: list[Tok]) -> list[Tok]:
-    """ "w/" read as "with" and "w/o" as "without" (chat shorthand: "papers w/ X" had read "w" as an alternative
-    of X)."""
+    """ "w/" read as "with", "w/o" as "without" and "b/c" as "because" (chat shorthand: "papers w/ X" had read "w" as
+    an alternative of X), and each word of :data:`SHORTHAND` typed in lower case as the words it stands for."""
     out: list[Tok] = []
     i = 0
     while i < len(toks):
-        if toks[i].low == "w" and i + 1 < len(toks) and toks[i + 1].text == "/":
-            without = i + 2 < len(toks) and toks[i + 2].low == "o"
-            out.append(Tok("without" if without else "with", "without" if without else "with", True))
-            i += 3 if without else 2
+        t = toks[i]
+        if t.low in ("w", "b") and i + 1 < len(toks) and toks[i + 1].text == "/":
+            after = toks[i + 2].low if i + 2 < len(toks) else ""
+            word = "because" if t.low == "b" and after == "c" else "without" if after == "o" else "with"
+            if t.low == "w" or word == "because":
+                out.append(Tok(word, word, True))
+                i += 3 if word != "with" else 2
+                continue
+        if t.text in SHORTHAND:
+            out += [Tok(w, w, True) for w in SHORTHAND[t.text]]
+            i += 1
             continue
-        out.append(toks[i])
+        out.append(t)
         i += 1
     return out
 

@@ -77,7 +77,11 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     (:mod:`rag.read.topicality`); one that is not only ranks. ``weigh=False`` keeps every facet as read (to train that
     model)."""
     text = one_line(question)
-    toks = tokens(text)
+    # a question all in capitals is read as typed in lower case: its capitals mark no acronym, nor a name, and its
+    # words are corrected as any are ("WHICH PAPERS ARE ON COMMUNICATION" had cited nothing)
+    shouted = not any(c.islower() for c in text)
+    typed = text.lower() if shouted else text
+    toks = tokens(typed)
     # the words typed alone are corrected first, so that a hyphenated word is read beside the words it follows as
     # typed right ("large *langauge* models-based reasoning" had kept "models-based" whole, beside "langauge"), then
     # the parts of the hyphenated words split apart
@@ -87,7 +91,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         corrections += correct(toks, lexicon)
     lowered = text.lower()
     corrections.sort(key=lambda c: lowered.find(c[0].lower()))  # (in the order typed, as corrected reads them)
-    searched = corrected(text, corrections)
+    searched = corrected(typed, corrections)
     acronyms = protect_acronyms(toks)
     lows = [t.low for t in toks]
     names = [t.text for t in toks if t.word and is_name(t.text)]
@@ -103,7 +107,6 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
         return glued(word, neighbour, before, lexicon, last)
 
     is_framed = framed(toks) or followup  # (a question about the previous answer asks: "Filter them by X")
-    shouted = not any(c.islower() for c in text)
     # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks
     # with ("Could you identify …") is no topic
     framing = given(toks) | asked_verbs(toks) | loose_adverbs(toks) | purposes(toks) if is_framed else set()

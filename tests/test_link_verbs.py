@@ -482,3 +482,18 @@ def test_a_purpose_after_a_participle_links(participle: str) -> None:
     for topic, means in PAIRS:
         q = f"Which papers study {means} {participle} to improve {topic}?"
         assert required(q, PURPOSES) == sorted([topic, means.lower()]), plan(q, PURPOSES).facets
+
+
+# (a corpus that states "architecture search" as a term, in a tenth of the papers on either word, as the head of a
+# phrase is glued but no other word of the request; some papers also state image generation)
+SEARCH = docs_lexicon([*DOCS, *(f"Neural architecture search finds a network, case {i}." for i in range(6)),
+                       *(f"Architecture search for image generation with GANs, case {i}." for i in range(3)),
+                       *(f"We search over the hyperparameters, case {i}." for i in range(60)),
+                       *(f"The architecture of our model is deep, case {i}." for i in range(60))])  # fmt: skip
+
+
+@pytest.mark.parametrize("link", ["meets", "applied to", "based on", "combined with"])
+def test_a_word_of_the_request_before_a_link_verb_heads_the_term(link: str, every_unit_topical: None) -> None:
+    # ("search" ends the term before "meets" as at the end of a question: it had been dropped, and "meets" gated)
+    asked = f"anything on architecture search {link} image generation?"
+    assert required(asked, SEARCH) == ["architecture search", "image generation"], plan(asked, SEARCH).facets

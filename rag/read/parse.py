@@ -315,8 +315,10 @@ def _at(toks: list[Tok], i: int) -> Tok | None:
 
 
 def _ends_topic(t: Tok | None) -> bool:
-    """Whether a topic's run of words ends before ``t``: the end, punctuation, a request word, a stop-word or a link."""
-    return not topic_word(t) or (t is not None and t.low in LINKS)
+    """Whether a topic's run of words ends before ``t``: the end, punctuation, a request word, a stop-word, a link or a
+    verb that links (``LINK_VERBS``: "architecture *search* meets neural networks" ends with its head, "search", as
+    "Which papers use architecture search?" does)."""
+    return not topic_word(t) or (t is not None and (t.low in LINKS or t.low in LINK_VERBS))
 
 
 def _predicate(toks: list[Tok], i: int) -> bool:

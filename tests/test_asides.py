@@ -178,3 +178,24 @@ def test_a_verb_after_which_and_its_subject_is_no_topic(question: str) -> None:
     a generated set of single-topic frames, seed 101)."""
     gates = [f.alternatives[0].lower() for f in plan(question, REVOLVE_LEX).facets if not f.optional]
     assert gates == ["knowledge distillation"], plan(question, REVOLVE_LEX).facets
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "List papers on knowledge distillation, sorted by relevance",
+        "Which papers use knowledge distillation? Sort by relevance.",
+        "knowledge distillation papers ranked by year please",
+        "Papers on knowledge distillation, grouped by approach and ordered by date",
+    ],
+)
+def test_the_order_asked_for_is_no_topic(every_unit_topical: None, question: str) -> None:
+    # (the words after "sorted by" had been a topic: "relevance" gated, 1 or 2 papers cited on held-out topics)
+    assert _gates(question) == ["knowledge distillation"], plan(question, LEX).facets
+    assert all("relevance" not in f.alternatives for f in plan(question, LEX).facets)
+
+
+def test_a_verb_that_arranges_only_as_a_participle_or_an_imperative(every_unit_topical: None) -> None:
+    question = "Which papers study learning to rank by pairwise comparisons?"
+    # ("rank" is no participle, nor does it open a clause: the words after "by" stay in the question)
+    assert any("pairwise" in " ".join(f.alternatives) for f in plan(question, LEX).facets)

@@ -542,6 +542,31 @@ def purposes(toks: list[Tok]) -> set[int]:
     return out
 
 
+# Verbs that arrange an answer ("sorted *by* relevance", "ranked by year", "grouped by approach"): what follows "by" is
+# the order asked for, not a topic (a closed class of English verbs, in any form)
+ARRANGING = frozenset({"sort", "rank", "order", "group", "arrange", "organize", "organise"})
+ARRANGED_WORDS = 3  # the words after "by" that name the order, at most
+
+
+def arrangements(toks: list[Tok]) -> set[int]:
+    """The positions of an order asked for: a verb of :data:`ARRANGING`, as a participle ("List papers on X*, sorted
+    by relevance*"; "relevance" had gated as a topic, weighed 0.56, and 1 or 2 papers were cited) or opening a clause
+    ("*Sort by year*"; not "learning to rank by …"), "by" and up to :data:`ARRANGED_WORDS` words after it, to the next
+    punctuation."""
+    out: set[int] = set()
+    for i, t in enumerate(toks[:-2]):
+        if not (t.word and toks[i + 1].low == "by" and ARRANGING & set(verb_lemmas(t.low))):
+            continue
+        opens = i == 0 or not toks[i - 1].word or toks[i - 1].low in ("please", "pls", "plz", "and", "then")
+        if not (t.low.endswith("ed") or (opens and t.low in verb_lemmas(t.low))):
+            continue
+        j = i + 2
+        while j < len(toks) and j < i + 2 + ARRANGED_WORDS and toks[j].word:
+            j += 1
+        out.update(range(i, j))
+    return out
+
+
 def _imperative(toks: list[Tok], i: int) -> set[int]:
     """A phrasal verb that opens a clause and asks ("*Point out* the research on X", "Please *dig up* papers on
     X", "Look up X"): a word and a particle where a clause starts (the question's start, punctuation, or

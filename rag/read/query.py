@@ -28,6 +28,7 @@ from askpapers.rag.read.cues import (
     RELATIONAL,
     REQUEST_WORDS,
     TOKEN,
+    arrangements,
     asked_verbs,
     correct,
     framed,
@@ -109,7 +110,8 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     is_framed = framed(toks) or followup  # (a question about the previous answer asks: "Filter them by X")
     # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks
     # with ("Could you identify …") is no topic
-    framing = given(toks) | asked_verbs(toks) | loose_adverbs(toks) | purposes(toks) if is_framed else set()
+    framing = (given(toks) | asked_verbs(toks) | loose_adverbs(toks) | purposes(toks) | arrangements(toks)
+               if is_framed else set())  # fmt: skip
 
     def read(context: set[int]) -> tuple[Intent, str, list[Facet], list[Facet]]:
         seen = ["" if i in context else w for i, w in enumerate(lows)]

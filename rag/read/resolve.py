@@ -735,12 +735,15 @@ def _relation_head(group: list[Unit], last: list[Unit]) -> bool:
 def _relation_noun(unit: Unit) -> bool:
     """Whether a unit is one plural noun that a link "of" or "to" joins to the topic after it, as no term: it may
     name a relation to the topic ("What are the *applications* of X?", "*alternatives* to X", "*limitations* of
-    X"), which :func:`_spread` tells from a topic ("*attacks* on X"); or one noun of either number that relates two
-    topics (``spans``: "the *impact* of X on Y", "X's *impact* on Y"; "the *fairness* of X" names a topic)."""
+    X"), which :func:`_spread` tells from a topic ("*attacks* on X"), as is a plural of `GENERIC_HEADS` that any
+    link joins to it ("*problems* in X", "*settings* with X"); or one noun of either number that relates two topics
+    (``spans``: "the *impact* of X on Y", "X's *impact* on Y"; "the *fairness* of X" names a topic)."""
     if len(unit.words) != 1:
         return False
     word = unit.words[0]
-    return (unit.relation and plural_noun(word)) or (unit.spans and "NOUN" in word_classes(word))
+    # (a generic head joined to the topic by any link, "What papers tackle *problems* in X?", is weighed so too)
+    related = unit.relation or (unit.linked and word in GENERIC_HEADS)
+    return (related and plural_noun(word)) or (unit.spans and "NOUN" in word_classes(word))
 
 
 def _spread(words: str, lexicon: Lexicon) -> float | None:

@@ -351,8 +351,10 @@ def test_x_reads_as_with() -> None:
 def test_a_noun_that_frames_the_topic_after_it_is_no_part_of_it(noun: str, every_unit_topical: None) -> None:
     """ "planning in the autonomous driving *domain*" is planning in autonomous driving, as "in the domain of" is
     (`PREPOSITION_NOUNS`): "domain" had gated, 1 paper cited (seed 131)."""
-    for topic, means in PAIRS:
-        q = f"Can you list the papers on {means} in the {topic} {noun}?"
+    for (topic, means), article in itertools.product(PAIRS, ("the ", "")):
+        # (and with no article: "domain adaptation in vision *settings*" had made domain adaptation optional, as a
+        # phrase of the request never stated with "vision settings"; seed 13 pairs in new frames)
+        q = f"Can you list the papers on {means} in {article}{topic} {noun}?"
         facets = plan(q, STATED_FRAMES).facets
         assert required(q, STATED_FRAMES) == sorted([topic.lower(), means.lower()]), facets
         assert len(facets) == 2, facets

@@ -198,11 +198,15 @@ def _object_next(toks: list[Tok], i: int) -> bool:
 
 def _framing_noun(toks: list[Tok], i: int, cur: Unit | None) -> bool:
     """Whether the word at ``i``, a noun of :data:`PREPOSITION_NOUNS` that ends a topic's words, frames the topic
-    as "in the context of X" does, typed after it: a link and "the" come right before the topic ("planning in the
-    autonomous driving *domain*", "X in the Y *setting*"). It is then no part of the topic unless the corpus glues it
-    to the word before, as it does a word of the request ("in the target domain")."""
+    as "in the context of X" does, typed after it: a link, and "the" or no article, come right before the topic
+    ("planning in the autonomous driving *domain*", "X in the Y *setting*", "domain adaptation in vision
+    *settings*"). It is then no part of the topic unless the corpus glues it to the word before, as it does a word of
+    the request ("in the target domain")."""
     start = i - len(cur.words) if cur is not None else i
-    return cur is not None and start >= 2 and toks[start - 1].low == "the" and toks[start - 2].low in LINKS
+    if cur is None or start < 1:
+        return False
+    before = toks[start - 1].low
+    return before in LINKS or (start >= 2 and before == "the" and toks[start - 2].low in LINKS)
 
 
 def _owned_part(toks: list[Tok], i: int) -> bool:

@@ -564,6 +564,14 @@ def test_names_rare_words_and_acronyms_are_never_corrected(question: str) -> Non
         ("which of these are from 2024", [], [], 2024, None),
         ("Which of them uses mutual information?", [["mutual information"]], [], None, None),
         ("among them, which study GANs", [["gans"]], [], None, None),
+        # (the previous answer named by a noun for it or by the papers it gave: "From that list, anything on X?" had
+        # been read as a question of its own, 0.25 x the one-shot F1 over the compound dev questions; and "ok now
+        # only those about X" had gated on "now" beside a topic in a quarter of the papers)
+        ("From that list, anything on time series?", [["time series"]], [], None, None),
+        ("In your answer, which use time series?", [["time series"]], [], None, None),
+        ("Among the papers you just listed, which study GANs?", [["gans"]], [], None, None),
+        ("the ones you found, any on time series?", [["time series"]], [], None, None),
+        ("ok now only those about time series", [["time series"]], [], None, None),
     ],
 )
 def test_followups_narrow(question: str, facet_list: list[list[str]], excluded: list[str], year: int | None,
@@ -573,6 +581,20 @@ def test_followups_narrow(question: str, facet_list: list[list[str]], excluded: 
     assert facets(p) == facet_list
     assert [a.lower() for f in p.excluded for a in f.alternatives] == excluded
     assert (p.filters.year, p.filters.has_code) == (year, code)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Give me the list of papers on time series",
+        "Which papers in this set use GANs?",
+        "Which papers could you find on time series?",
+        "papers you would recommend on GANs",
+        "Have you found papers on time series?",
+    ],
+)
+def test_a_fresh_question_that_names_a_list_or_you_is_no_followup(question: str) -> None:
+    assert not read(question).followup
 
 
 def test_spellings_carry_acronyms_heads_and_word_families() -> None:

@@ -39,7 +39,7 @@ REQUEST_WORDS = frozenset(
     types sort sorts can could would should does do did is are was were be been any some all every but also
     among amongst however especially particularly specifically mainly build builds building built rely relies
     relying extend extends extending employ adopt adopts adopting utilizing
-    hmm hm hmmm umm um uh uhm erm er ah oh wanna
+    hmm hm hmmm umm um uh uhm erm er ah oh wanna ok okay alright yo now
     """.split()  # noqa: SIM905
 )  # (the last line: interjections, "hmm, X... any papers?", which a comma had made an alternative of X)
 LINKS = frozenset(
@@ -110,6 +110,12 @@ DEMONSTRATIVES = frozenset({"this", "these", "those"})  # ("that" is as often a 
 POINTERS = frozenset({"it", "that", "this", "them", "those", "these"})
 # a noun for the previous answer, and what follows the answer a verb narrows ("trim *the list* to X")
 ANSWER_NOUNS = frozenset({"list", "results", "answer", "answers", "selection", "set"})
+# a word that points at the previous answer before a noun for it ("From *that list*, …", "In *your answer*, …"; not
+# "the", "Give me the list of papers on X"), the nouns that may follow it, and the adverbs between "the papers you"
+# and the verb that gave them ("Among the papers you *just* listed, …")
+ANSWER_POINTERS = frozenset({"that", "this", "your", "our"})
+POINTED_NOUNS = frozenset({"list", "results", "answer", "answers", "reply", "response"})
+GIVEN_ADVERBS = frozenset({"just", "already", "previously", "earlier"})
 NARROWING = frozenset({"to", "down"})
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
 OVERVIEW_WORDS = {

@@ -18,17 +18,20 @@ from dataclasses import dataclass
 from askpapers.rag.read.cues import (
     ADVERBIAL_PHRASES,
     ANAPHORA,
+    ANSWER_POINTERS,
     ASKERS,
     AUXILIARIES,
     BEFORE_VERB,
     BOTH_CUES,
     DIRECTIVES,
+    GIVEN_ADVERBS,
     LINK_VERBS,
     LINKS,
     NOT_WORDS,
     OBJECTS,
     OPENERS,
     OR_WORDS,
+    POINTED_NOUNS,
     POINTING_BACK,
     PREPOSITION_NOUNS,
     QUESTION_STARTS,
@@ -658,14 +661,34 @@ FIRST_PERSON = frozenset({"i", "im", "ive", "id", "ill", "we", "weve", "my", "ou
 SENTENCE_ENDS = frozenset(".;:!?\u2013\u2014-")  # ("-" only as typed with a space on both sides: a token)
 
 
+def answer_named(toks: list[Tok]) -> set[int]:
+    """The positions of words that name the previous answer, which a follow-up narrows and asks nothing of: a word
+    that points at a noun for it ("From *that list*, anything on X?", "In *your answer*, …": `ANSWER_POINTERS`,
+    `POINTED_NOUNS`), and what the answer gave after the papers named ("Among the papers *you just listed*, …", "the
+    ones *you found*": a request noun or "ones", "you", `GIVEN_ADVERBS`, a past participle)."""
+    lows = [t.low for t in toks]
+    out: set[int] = set()
+    for i in range(len(toks) - 1):
+        if lows[i] in ANSWER_POINTERS and lows[i + 1] in POINTED_NOUNS:
+            out.update((i, i + 1))
+        if (lows[i] in REQUEST_NOUNS or lows[i] == "ones") and lows[i + 1] == "you":
+            k = i + 2
+            while k < len(toks) and lows[k] in GIVEN_ADVERBS:
+                k += 1
+            if k < len(toks) and lows[k] not in AUXILIARIES and participle(lows[k], irregular=True):
+                out.update(range(i + 1, k + 1))
+    return out
+
+
 def points_back(toks: list[Tok]) -> bool:
     """Whether the question is about the previous answer: it names it ("those", "the above", "the previous ones":
     `ANAPHORA`), a verb acts on it ("Narrow *it* down to X", "Can you cut *that* down to X?", "Reduce *it* to X":
     a `POINTERS` pronoun after a word that opens a clause and is no stop-word or request word, with a particle or a
-    link after it; or a noun for the answer so, "Trim the list to X": `cues.answer_object`), or it asks for "only" some
-    of them ("Only X", "Now only X")."""
+    link after it; or a noun for the answer so, "Trim the list to X": `cues.answer_object`), words name it
+    (:func:`answer_named`: "From *that list*, …", "Among the papers *you listed*, …"), or it asks for "only" some of
+    them ("Only X", "Now only X")."""
     lows = [t.low for t in toks]
-    if ANAPHORA & set(lows):
+    if ANAPHORA & set(lows) or answer_named(toks):
         return True
     words = [t.low for t in toks if t.word]
     first = next((k for k, w in enumerate(words) if w not in OPENERS), len(words))

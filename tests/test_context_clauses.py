@@ -159,3 +159,15 @@ def test_a_reason_clause_is_the_askers_situation(question: str) -> None:
     lex = docs_lexicon([d for docs in TOPICS.values() for d in docs] + SITUATED + OTHERS + REASONS)
     for topic in TOPICS:
         assert reading(plan(question.format(x=topic), lex)) == ("set", [topic]), question.format(x=topic)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["I'm working with {x}; which papers apply it to {y}?", "We use {x}; what is there on {y}?", "{x}; which use {y}?"],
+)
+def test_a_semicolon_before_a_clause_joins_no_alternatives(question: str) -> None:
+    # (as a comma there does not: "I'm working with GANs; which papers apply them to medical imaging?" had read
+    # "GANs or medical imaging")
+    for x, y in itertools.permutations(TOPICS, 2):
+        facets = plan(question.format(x=x, y=y), LEX).facets
+        assert all(len(f.alternatives) == 1 for f in facets), (question.format(x=x, y=y), facets)

@@ -377,19 +377,19 @@ def _names_request(toks: list[Tok], i: int, n: int) -> bool:
 
 
 def _opens_clause(toks: list[Tok], i: int) -> bool:
-    """Whether the comma or "and" at ``i`` opens a clause of its own, so joins nothing: before a request word or a
-    clause's first word ("Hi team, which papers …", "…, I'd love …", "…, it's urgent", "…, if any"), an adverb
+    """Whether the comma, semicolon or "and" at ``i`` opens a clause of its own, so joins nothing: before a request
+    word or a clause's first word ("Hi team, which papers …", "…, I'd love …", "…, it's urgent", "…, if any"), an adverb
     of the request ("…, ideally with experiments"), or, after "and", a subject or a request verb ("I'm writing the
     related work section and need everything on X"). Two topics are joined by a comma or "and" only when a topic
     follows: "X, early stopping", "X and new benchmarks"."""
     nxt = toks[i + 1] if i + 1 < len(toks) else None
-    if nxt is None or not nxt.word or (toks[i].text != "," and toks[i].low != "and"):
+    if nxt is None or not nxt.word or (toks[i].text not in (",", ";") and toks[i].low != "and"):
         return False
     after = toks[i + 2] if i + 2 < len(toks) else None
     ends = _ends_topic(after)
     if "'" in nxt.text or nxt.low in SUBORDINATORS or (adverb(nxt.low) and ends):
         return True
-    if toks[i].text == ",":
+    if toks[i].text in (",", ";"):  # (a semicolon as a comma: "I'm working with GANs*; which* papers …")
         j = i + 1  # (", *the papers* on X", ", *all the works* about X")
         while j + 1 < len(toks) and toks[j].low in NOUN_LEADS:
             j += 1

@@ -43,6 +43,7 @@ def test_shorthand_is_read_as_its_words(typed: str, read: list[str]) -> None:
         "anything abt knowledge distillation? thx",
         "Research on knowledge distillation, anyone?",
         "knowledge distillation papers pls, cheers",
+        "Bring up studies investigating knowledge distillation, ta",
         "Does anybody know papers on knowledge distillation?",
     ],
 )

@@ -196,7 +196,7 @@ def tokens(text: str) -> list[Tok]:
 # *abt* X" had read "abt", which no paper states, as a facet that must hold, and cited nothing.
 SHORTHAND = {
     "abt": ("about",), "bout": ("about",), "u": ("you",), "ur": ("your",), "thx": ("thanks",), "thnx": ("thanks",),
-    "tnx": ("thanks",), "wrt": ("with", "respect", "to"), "tho": ("though",), "smth": ("something",),
+    "tnx": ("thanks",), "ta": ("thanks",), "wrt": ("with", "respect", "to"), "tho": ("though",), "smth": ("something",),
     "sth": ("something",), "ppl": ("people",), "cuz": ("because",), "coz": ("because",),
 }  # fmt: skip
 

@@ -563,8 +563,7 @@ def arrangements(toks: list[Tok]) -> set[int]:
     for i, t in enumerate(toks[:-2]):
         if not (t.word and toks[i + 1].low == "by" and ARRANGING & set(verb_lemmas(t.low))):
             continue
-        opens = i == 0 or not toks[i - 1].word or toks[i - 1].low in ("please", "pls", "plz", "and", "then")
-        if not (t.low.endswith("ed") or (opens and t.low in verb_lemmas(t.low))):
+        if not (t.low.endswith("ed") or (starts_clause(toks, i, after_asker=False) and t.low in verb_lemmas(t.low))):
             continue
         j = i + 2
         while j < len(toks) and j < i + 2 + ARRANGED_WORDS and toks[j].word:

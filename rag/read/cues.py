@@ -114,7 +114,7 @@ ANSWER_NOUNS = frozenset({"list", "results", "answer", "answers", "selection", "
 # "the", "Give me the list of papers on X"), the nouns that may follow it, and the adverbs between "the papers you"
 # and the verb that gave them ("Among the papers you *just* listed, …")
 ANSWER_POINTERS = frozenset({"that", "this", "your", "our"})
-POINTED_NOUNS = frozenset({"list", "results", "answer", "answers", "reply", "response"})
+POINTED_NOUNS = ANSWER_NOUNS - {"selection", "set"} | {"reply", "response"}  # ("in this set" may be the corpus)
 GIVEN_ADVERBS = frozenset({"just", "already", "previously", "earlier"})
 NARROWING = frozenset({"to", "down"})
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
@@ -199,6 +199,7 @@ SHORTHAND = {
     "tnx": ("thanks",), "ta": ("thanks",), "wrt": ("with", "respect", "to"), "tho": ("though",), "smth": ("something",),
     "sth": ("something",), "ppl": ("people",), "cuz": ("because",), "coz": ("because",),
 }  # fmt: skip
+SLASHED = {("w", "o"): "without", ("b", "c"): "because"}  # (and "w/" alone: "with")
 
 
 def _shorthand(toks: list[Tok]) -> list[Tok]:
@@ -208,12 +209,15 @@ def _shorthand(toks: list[Tok]) -> list[Tok]:
     i = 0
     while i < len(toks):
         t = toks[i]
-        if t.low in ("w", "b") and i + 1 < len(toks) and toks[i + 1].text == "/":
+        if i + 1 < len(toks) and toks[i + 1].text == "/":
             after = toks[i + 2].low if i + 2 < len(toks) else ""
-            word = "because" if t.low == "b" and after == "c" else "without" if after == "o" else "with"
-            if t.low == "w" or word == "because":
+            if (word := SLASHED.get((t.low, after))) is not None:  # ("w/o", "b/c")
                 out.append(Tok(word, word, True))
-                i += 3 if word != "with" else 2
+                i += 3
+                continue
+            if t.low == "w":  # ("w/")
+                out.append(Tok("with", "with", True))
+                i += 2
                 continue
         if t.text in SHORTHAND:
             out += [Tok(w, w, True) for w in SHORTHAND[t.text]]
@@ -563,7 +567,7 @@ def arrangements(toks: list[Tok]) -> set[int]:
     for i, t in enumerate(toks[:-2]):
         if not (t.word and toks[i + 1].low == "by" and ARRANGING & set(verb_lemmas(t.low))):
             continue
-        if not (t.low.endswith("ed") or (starts_clause(toks, i, after_asker=False) and t.low in verb_lemmas(t.low))):
+        if not (participle(t.low) or (starts_clause(toks, i, after_asker=False) and t.low in verb_lemmas(t.low))):
             continue
         j = i + 2
         while j < len(toks) and j < i + 2 + ARRANGED_WORDS and toks[j].word:

@@ -208,8 +208,7 @@ def _framing_noun(toks: list[Tok], i: int, cur: Unit | None) -> bool:
     start = i - len(cur.words) if cur is not None else i
     if cur is None or start < 1:
         return False
-    before = toks[start - 1].low
-    return before in LINKS or (start >= 2 and before == "the" and toks[start - 2].low in LINKS)
+    return _at_link(toks[start - 1]) or (start >= 2 and toks[start - 1].low == "the" and _at_link(toks[start - 2]))
 
 
 def _owned_part(toks: list[Tok], i: int) -> bool:

@@ -1,7 +1,8 @@
 """A two-letter acronym ("RL") names a phrase only where the corpus defines it so: a paper that writes "offline RL"
 and never "reinforcement learning" is about reinforcement learning in a corpus whose papers define "RL" that way,
 while "DP", defined as differential privacy by some papers and as dynamic programming by as many, stands for
-neither. Two capitals are read as written: "rl" or "RLHF" is not "RL"."""
+neither; inside a longer phrase the same holds ("offline RL" for "offline reinforcement learning"). Two capitals are
+read as written: "rl" or "RLHF" is not "RL"."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ PAPERS = {
     "rl-def-1": ("Reward shaping", "We shape rewards for reinforcement learning (RL) in sparse mazes."),
     "rl-def-2": ("Safe policies", "Constrained reinforcement learning (RL) keeps a cart inside its track."),
     RL_ONLY: ("Grasping from logs", "Offline RL agents acquire grasping skills from logged robot data."),
+    "offline-rl-long": ("Conservative values", "Offline reinforcement learning learns a policy from a fixed dataset."),
+    "online-rl": ("Online exploration", "Online RL agents gather fresh data from a simulator at every step."),
     "dp-priv-0": ("Private means", "Differential privacy (DP) bounds what a released mean reveals."),
     "dp-priv-1": ("Private SGD", "Training with differential privacy (DP) clips and noises each gradient."),
     "dp-dyn-0": ("Sequence alignment", "Dynamic programming (DP) aligns two sequences in quadratic time."),
@@ -67,3 +70,17 @@ def test_an_acronym_the_corpus_defines_two_ways_names_neither(app: Any) -> None:
     got = cited(app, "Which papers use differential privacy?")
     assert {"dp-priv-0", "dp-priv-1"} <= got, sorted(got)
     assert DP_ONLY not in got and not got & {"dp-dyn-0", "dp-dyn-1"}, sorted(got)
+
+
+def test_an_acronym_inside_a_longer_phrase_names_its_words(app: Any) -> None:
+    # "offline RL" is "offline reinforcement learning" in a corpus that defines "RL" so; "online RL" is not
+    got = cited(app, "Which papers use offline reinforcement learning?")
+    assert {"offline-rl-long", RL_ONLY} <= got, sorted(got)
+    assert "online-rl" not in got and not got & {"rl-def-0", "rl-def-1", "rl-def-2"}, sorted(got)
+
+
+def test_an_acronym_is_read_inside_a_phrase_only_where_the_corpus_defines_it_one_way(app: Any) -> None:
+    pools = app.parts.answerers["extractive"].matcher.facet_pools
+    assert pools._inner_short("offline reinforcement learning") == ["offline RL"]
+    assert pools._inner_short("differential privacy guarantees") == []  # "DP" is also dynamic programming
+    assert pools._inner_short("reinforcement learning") == []  # two words: the acronym alone (short_forms)

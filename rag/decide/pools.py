@@ -154,14 +154,37 @@ class FacetPools:
         found = short_acronyms(facet.all_spellings(), texts)
         out: dict[str, list[str]] = {}
         for spelling, acronyms in found.items():
-            want = " ".join(stems(spelling))
             for acronym in acronyms:
-                longs = self._definitions(acronym)
-                if len(longs) >= SHORT_DEFINERS and longs.count(want) >= SHORT_SHARE * len(longs):
+                if self._names(acronym, spelling):
                     out.setdefault(spelling, []).append(acronym)
+        for spelling in facet.all_spellings():
+            if inner := self._inner_short(spelling):
+                out[spelling] = [*out.get(spelling, []), *inner]
         if len(self._written) >= WRITTEN_CACHE:
             self._written.clear()
         self._written[key] = out
+        return out
+
+    def _names(self, acronym: str, phrase: str) -> bool:
+        """Whether the corpus defines the two-letter acronym as the phrase: :data:`SHORT_SHARE` of the definitions
+        read from the papers that use it most, :data:`SHORT_DEFINERS` at least."""
+        longs = self._definitions(acronym)
+        return len(longs) >= SHORT_DEFINERS and longs.count(" ".join(stems(phrase))) >= SHORT_SHARE * len(longs)
+
+    def _inner_short(self, spelling: str) -> list[str]:
+        """The spelling with two words of it in a row written as the two-letter acronym the corpus defines for
+        them (:meth:`_names`): "offline RL" of "offline reinforcement learning", "multi agent RL" of "multi-agent
+        reinforcement learning", which papers write once "RL" is defined, or without defining it at all. Only in a
+        spelling of three words or more: a phrase of two is its acronym alone, found by :meth:`short_forms`."""
+        words = tokens(spelling)
+        out = []
+        for i in range(len(words) - 1 if len(words) > 2 else 0):
+            pair = words[i : i + 2]
+            if any(w in STOPWORDS or not w[:1].isalpha() for w in pair):
+                continue
+            acronym = (pair[0][0] + pair[1][0]).upper()
+            if self._names(acronym, " ".join(pair)):
+                out.append(" ".join([*words[:i], acronym, *words[i + 2 :]]))
         return out
 
     def _definitions(self, acronym: str) -> list[str]:

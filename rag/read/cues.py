@@ -576,6 +576,35 @@ def arrangements(toks: list[Tok]) -> set[int]:
     return out
 
 
+# Words that thank, opening a clause of thanks: the rest of that clause is about the exchange, never the papers
+# ("Thanks *in advance*", "thank you so much for *your time*", "cheers *for the help*"); "thanks to X" is "owing to"
+THANKING = frozenset({"thanks", "thank", "ty", "cheers", "appreciated"})
+THANKS_LEADS = frozenset({"many", "much", "i", "id", "we"})  # ("*Many* thanks", "*much* appreciated", "*I* thank you")
+
+
+def thanking(toks: list[Tok]) -> set[int]:
+    """The positions of a clause of thanks: from a word of :data:`THANKING` (or "appreciate it") that opens a clause,
+    or follows "many" or "much" ("Many thanks for …", "much appreciated"), to the next punctuation. Not "thanks to"
+    (a cause), nor a clause that names what it asks for ("thanks for any papers on X": a request noun or "work")."""
+    out: set[int] = set()
+    lows = [t.low for t in toks]
+    for i, t in enumerate(toks):
+        thanks = t.low in THANKING or (t.low == "appreciate" and i + 1 < len(toks) and lows[i + 1] == "it")
+        if not (t.word and thanks):
+            continue
+        led = i > 0 and lows[i - 1] in THANKS_LEADS
+        if not (starts_clause(toks, i, after_asker=False) or led):
+            continue
+        j = i + 1
+        while j < len(toks) and toks[j].word:
+            j += 1
+        clause = lows[i + 1 : j]
+        if clause[:1] == ["to"] or set(clause) & (REQUEST_NOUNS | WANTS):
+            continue
+        out.update(range(i - led, j))
+    return out
+
+
 def _imperative(toks: list[Tok], i: int) -> set[int]:
     """A phrasal verb that opens a clause and asks ("*Point out* the research on X", "Please *dig up* papers on
     X", "Look up X"): a word and a particle where a clause starts (the question's start, punctuation, or

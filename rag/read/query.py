@@ -39,6 +39,7 @@ from askpapers.rag.read.cues import (
     protect_acronyms,
     purposes,
     stated_filters,
+    thanking,
     tokens,
 )
 from askpapers.rag.read.expand import build, same_phrase
@@ -112,7 +113,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     # in a request, what a demonstrative points at ("in this batch") is given, not asked for, and the verb it asks
     # with ("Could you identify …") is no topic
     framing = (given(toks) | asked_verbs(toks) | loose_adverbs(toks) | purposes(toks) | arrangements(toks)
-               | answer_named(toks) if is_framed else set())  # fmt: skip
+               | answer_named(toks) | thanking(toks) if is_framed else set())  # fmt: skip
 
     def read(context: set[int]) -> tuple[Intent, str, list[Facet], list[Facet]]:
         seen = ["" if i in context else w for i, w in enumerate(lows)]

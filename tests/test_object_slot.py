@@ -44,3 +44,25 @@ def test_a_property_of_the_topic_in_the_request_object_reads_as_in_a_plain_reque
     assert plain == [topic]
     for frame in SLOTTED:
         assert gating(frame.format(p=prop, x=topic), lex) == plain, frame
+
+
+WEAK = {"adam": 0.13, "evidence": 0.27, "advance": 0.2}  # as the shipped model weighs them in the conference dev pool
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "- papers about adam\n- with evidence",
+        "Papers about adam, with evidence please",
+        "With evidence: papers on adam",
+    ],
+)
+def test_of_units_that_are_not_topical_the_request_object_gates(monkeypatch: pytest.MonkeyPatch, question: str) -> None:
+    # "adam" weighs as common English: of it and another word that is no topic either, the one the request is about
+    # gates ("- papers about adam / - with evidence" had cited 111 papers for "evidence", 0 of adam's 14)
+    from askpapers.rag.read import resolve
+
+    monkeypatch.setattr(resolve, "topicality", lambda units, lexicon: [WEAK.get(u.lower(), 0.01) for u in units])
+    docs = [*(d for ds in PROPERTIES.values() for d in ds), *(d for ds in TOPICS.values() for d in ds)]
+    lex = docs_lexicon([*docs, "Adam with warm restarts, and evidence that it converges.", "Adam for sparse data."])
+    assert gating(question, lex) == ["adam"], plan(question, lex).facets

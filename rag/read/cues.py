@@ -11,7 +11,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from askpapers.rag.read.lexicon import Lexicon, english_words, past_participles, plural_noun, word_classes, zipf
+from askpapers.rag.read.lexicon import (
+    Lexicon,
+    english_words,
+    past_participles,
+    plural_noun,
+    typo_distance,
+    word_classes,
+    zipf,
+)
 from askpapers.rag.read.lexicon import verb_lemmas as verb_lemmas  # (for parse, which imports no lexicon module)
 from askpapers.rag.types import Intent
 from askpapers.vectorstore.english import english_statistics
@@ -248,7 +256,9 @@ def correct(toks: list[Tok], lexicon: Lexicon) -> list[tuple[str, str]]:
     """Misspelt words replaced by the known word they most likely mean (names and known words never change, but
     for the corpus's own slips: :func:`_slip`)."""
     fixes = []
+    out: list[Tok] = []
     for t in toks:
+        out.append(t)
         if not t.word or not t.low.isalpha() or len(t.low) < 4 or is_name(t.text):
             continue
         if lexicon.known(t.low):
@@ -257,10 +267,35 @@ def correct(toks: list[Tok], lexicon: Lexicon) -> list[tuple[str, str]]:
                 t.text = t.low = right
             continue
         right = lexicon.correct(t.low)
+        if apart := _run_together(t.low, right, lexicon):  # (two words: read as typed with the space)
+            fixes.append((t.text, " ".join(apart)))
+            out[-1:] = [Tok(w, w, True) for w in apart]
+            continue
         if right and right != t.low:
             fixes.append((t.text, right))
             t.text = t.low = right
+    toks[:] = out
     return fixes
+
+
+JOINED_PART = 2  # letters of each word of two typed as one, at least ("humanai" is "human-AI")
+
+
+def _run_together(word: str, right: str | None, lexicon: Lexicon) -> tuple[str, str] | None:
+    """Two words typed as one, the space left out ("longterm dependencies", "humanai interaction"): of the ways to
+    cut an unknown word into two known words that are not stop-words, the one whose phrase most papers state (None
+    when no paper states any). A missing space is one edit: the nearest misspelt word ``right``
+    (:meth:`Lexicon.correct`) is read instead when fewer edits away, or as few and stated by more papers
+    ("faithfullness" is "faithfulness", not "faith fullness"). Edit distance alone had read "longterm" as "longer"."""
+    cuts = [(word[:i], word[i:]) for i in range(JOINED_PART, len(word) - JOINED_PART + 1)]
+    said = {(a, b): lexicon.written_df(f"{a} {b}") for a, b in cuts
+            if a not in STOPWORDS and b not in STOPWORDS and lexicon.known(a) and lexicon.known(b)}  # fmt: skip
+    best = max(said, key=lambda c: (said[c], c), default=None)
+    if best is None or said[best] == 0:
+        return None
+    if right and typo_distance(word, right) == 1 and lexicon.df(right) >= said[best]:
+        return None
+    return best
 
 
 def _slip(word: str, lexicon: Lexicon) -> str | None:

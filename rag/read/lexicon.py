@@ -161,6 +161,13 @@ def max_typo_distance(word: str) -> int:
     return 1 if len(word) < 8 else 2
 
 
+def typo_distance(word: str, other: str) -> int:
+    """Edits from one word to the other, a transposition counting as one (as :func:`closest` counts them)."""
+    from rapidfuzz.distance import OSA
+
+    return int(OSA.distance(word, other))
+
+
 def closest(word: str, candidates: Iterable[tuple[str, int]]) -> str | None:
     """The candidate fewest edits (a transposition counts as one) from ``word``, the most frequent on a tie."""
     from rapidfuzz.distance import OSA

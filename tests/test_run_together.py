@@ -1,7 +1,8 @@
 """Two words typed as one ("longterm dependencies", "humanai interaction") are read as the two words, and said so.
 On 40 held-out topics (``bench.keyword_topics --seed 11``) with generated slips, "longterm dependencies" had been
 corrected to "longer dependencies" (72 papers cited, F1 0.09 against 0.86) and "humanai interaction" cited nothing.
-A missing space is one edit: a word one edit from a known word the corpus states more often is that word."""
+A missing space is one edit: a word one edit from a known word the corpus states more often is that word. A real word
+typed for another ("pont cloud", which had cited nothing) is read as the phrase the corpus writes ("point cloud")."""
 
 from __future__ import annotations
 
@@ -48,3 +49,32 @@ def test_a_stop_word_is_no_part() -> None:
     # ("interact on" would be two known words, one a stop-word: the slip of "interaction" is read)
     gates, fixes = _read("any papers on human ai interacton?")
     assert ("interacton", "interaction") in fixes, fixes
+
+
+SLIPS = docs_lexicon(
+    [
+        "Point cloud segmentation with sparse convolutions.",
+        "Self-supervised point cloud completion.",
+        "Registering a point cloud to a mesh.",
+        "Point clouds from lidar, and a point cloud detector.",
+        "Sheaf neural networks generalise graph networks.",
+        "Attention is what transformers compute.",
+        "Diffusion models denoise images step by step.",
+        "Federated learning trains on phones.",
+        "Pruning removes weights from a network.",
+        "Cloud computing for training at scale.",
+    ]
+)
+
+
+def test_a_real_word_typed_for_another_is_read_as_the_phrase_the_corpus_writes() -> None:
+    # "pont" is English, so no spelling check finds it; "pont cloud" is in no paper, "point cloud" in four
+    p = plan("Which papers use pont cloud?", SLIPS)
+    assert [f.alternatives[0].lower() for f in p.facets if not f.optional] == ["point cloud"], p.facets
+    assert p.corrections == [("pont", "point")]
+
+
+def test_a_rare_word_beside_another_is_kept_when_no_phrase_is_near() -> None:
+    p = plan("Which papers use sheaf attention?", SLIPS)
+    assert p.corrections == [] and {a.lower() for f in p.facets for a in f.alternatives} == {"sheaf", "attention"}
+    assert plan("Which papers use Pont clouds?", SLIPS).corrections == []  # (a name, as typed)

@@ -298,6 +298,43 @@ def _run_together(word: str, right: str | None, lexicon: Lexicon) -> tuple[str, 
     return best
 
 
+SLIP_PHRASE_PAPERS = 3  # a phrase a known word is read as a slip in is stated by this many papers at least
+SLIP_TRIED = 8  # the words one edit away tried in it, most used first
+
+
+def phrase_slips(toks: list[Tok], lexicon: Lexicon) -> list[tuple[str, str]]:
+    """A real word typed for another in a phrase ("pont cloud" for "point cloud"; "pont" is English, so no spelling
+    check finds it): of two content words in a row that no paper writes together, one that at most
+    :data:`SLIP_PAPERS` papers use is read as the word one edit away (of the :data:`SLIP_TRIED` most used) that
+    makes a phrase :data:`SLIP_PHRASE_PAPERS` papers write, or more; the one most write. Names, acronyms and request
+    words are left as typed. (For a request: a claim's rare words are its terms.)"""
+    fixes = []
+    for i in range(len(toks) - 1):
+        pair = toks[i : i + 2]
+        if not all(_plain_word(t) for t in pair) or lexicon.written_df(f"{pair[0].low} {pair[1].low}") > 0:
+            continue
+        best: tuple[int, int, str] | None = None
+        for k, t in enumerate(pair):
+            if lexicon.df(t.low) > SLIP_PAPERS:
+                continue
+            for near in lexicon.near_words(t.low)[:SLIP_TRIED]:
+                phrase = " ".join(near if j == k else u.low for j, u in enumerate(pair))
+                n = lexicon.written_df(phrase)
+                if n >= SLIP_PHRASE_PAPERS and (best is None or n > best[0]):
+                    best = (n, k, near)
+        if best is not None:
+            t = pair[best[1]]
+            fixes.append((t.text, best[2]))
+            t.text = t.low = best[2]
+    return fixes
+
+
+def _plain_word(t: Tok) -> bool:
+    """A word of letters, four or more, lower case as typed, and no stop-word or request word."""
+    return (t.word and t.text.isalpha() and t.text.islower() and len(t.low) >= 4 and t.protected < 0
+            and t.low not in STOPWORDS and t.low not in REQUEST_WORDS)  # fmt: skip
+
+
 def _slip(word: str, lexicon: Lexicon) -> str | None:
     """The word a known word is a slip of, the same slip in the corpus ("estiamtion", which one abstract of 3,621
     also has): a word of :data:`SLIP_LETTERS` letters or more that at most :data:`SLIP_PAPERS` papers use, that is

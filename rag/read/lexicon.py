@@ -76,6 +76,9 @@ class Lexicon(Protocol):
     def correct(self, word: str) -> str | None:
         """The known word an unknown word most likely misspells, or None."""
 
+    def near_words(self, word: str) -> list[str]:
+        """The corpus's words one edit from ``word`` (a transposition counting as one), most used first."""
+
     def venues(self) -> list[str]:
         """The venues of the corpus's papers."""
 
@@ -284,7 +287,8 @@ class CorpusLexicon:
     def known(self, word: str) -> bool:
         return word in self.extra or word in english_words() or self.df(word) > 0 or zipf(word) >= KNOWN_ZIPF
 
-    def correct(self, word: str) -> str | None:
+    def _buckets(self) -> dict[int, list[tuple[str, int]]]:
+        """The corpus's words and their document frequencies by length (the request words the likeliest)."""
         self._fresh()
         with self._lock:
             if self._by_length is None:
@@ -295,7 +299,19 @@ class CorpusLexicon:
                 for w in self.extra:
                     by_length.setdefault(len(w), []).append((w, 10**6))  # request words are the likeliest
                 self._by_length = by_length
-            buckets = self._by_length
+            return self._by_length
+
+    def near_words(self, word: str) -> list[str]:
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA
+
+        lengths = (len(word) - 1, len(word), len(word) + 1)  # (the request words, at 10**6, are none of them)
+        pool = [(w, df) for n in lengths for w, df in self._buckets().get(n, []) if df < 10**6 and w != word]
+        near = process.extract(word, [w for w, _ in pool], scorer=OSA.distance, score_cutoff=1, limit=None)
+        return [w for w, _ in sorted((pool[i] for _, _, i in near), key=lambda x: (-x[1], x[0]))]
+
+    def correct(self, word: str) -> str | None:
+        buckets = self._buckets()
         limit = max_typo_distance(word)
         pool = [c for n in range(len(word) - limit, len(word) + limit + 1) for c in buckets.get(n, [])]
         return closest(word, pool)

@@ -36,6 +36,7 @@ from askpapers.rag.read.cues import (
     intent_of,
     is_name,
     loose_adverbs,
+    phrase_slips,
     protect_acronyms,
     purposes,
     stated_filters,
@@ -92,6 +93,7 @@ def plan(question: str, lexicon: Lexicon, weigh: bool = True) -> QueryPlan:
     if framed(toks):  # (a statement is all content: its rare hyphenated words are its terms, "beta-band coherence")
         toks = unhyphenated(toks, lexicon)
         corrections += correct(toks, lexicon)
+        corrections += phrase_slips(toks, lexicon)
     lowered = text.lower()
     corrections.sort(key=lambda c: lowered.find(c[0].lower()))  # (in the order typed, as corrected reads them)
     searched = corrected(typed, corrections)

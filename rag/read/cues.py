@@ -254,7 +254,8 @@ SLIP_RATIO = 10  # … when a swap of two neighbouring letters gives a word this
 
 def correct(toks: list[Tok], lexicon: Lexicon) -> list[tuple[str, str]]:
     """Misspelt words replaced by the known word they most likely mean (names and known words never change, but
-    for the corpus's own slips: :func:`_slip`)."""
+    for the corpus's own slips: :func:`_slip`), and two words typed as one by the two (:func:`_run_together`:
+    ``toks`` gains a token). Each fix as (typed, read)."""
     fixes = []
     out: list[Tok] = []
     for t in toks:
@@ -278,7 +279,7 @@ def correct(toks: list[Tok], lexicon: Lexicon) -> list[tuple[str, str]]:
     return fixes
 
 
-JOINED_PART = 2  # letters of each word of two typed as one, at least ("humanai" is "human-AI")
+JOINED_PART = 2  # letters of each word of two typed as one, at least ("humanai" is "human ai")
 
 
 def _run_together(word: str, right: str | None, lexicon: Lexicon) -> tuple[str, str] | None:
@@ -656,8 +657,9 @@ THANKS_LEADS = frozenset({"many", "much", "i", "id", "we"})  # ("*Many* thanks",
 
 def thanking(toks: list[Tok]) -> set[int]:
     """The positions of a clause of thanks: from a word of :data:`THANKING` (or "appreciate it") that opens a clause,
-    or follows "many" or "much" ("Many thanks for …", "much appreciated"), to the next punctuation. Not "thanks to"
-    (a cause), nor a clause that names what it asks for ("thanks for any papers on X": a request noun or "work")."""
+    or follows a word of :data:`THANKS_LEADS` ("Many thanks for …", "much appreciated", "I thank you"), to the next
+    punctuation. Not "thanks to" (a cause), nor a clause that names what it asks for ("thanks for any papers on X": a
+    request noun or "work")."""
     out: set[int] = set()
     lows = [t.low for t in toks]
     for i, t in enumerate(toks):

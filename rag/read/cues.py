@@ -126,10 +126,13 @@ POINTED_NOUNS = ANSWER_NOUNS - {"selection", "set"} | {"reply", "response"}  # (
 GIVEN_ADVERBS = frozenset({"just", "already", "previously", "earlier"})
 NARROWING = frozenset({"to", "down"})
 COUNT_CUES = (("how", "many"), ("number", "of"), ("count",))
+# what may follow a count cue whose object is left out ("how many *in total*?", "how many *altogether*")
+COUNT_TAILS = frozenset({"total", "altogether", "overall", "roughly", "approximately", "exactly", "here", "so", "far"})
 OVERVIEW_WORDS = {
     "summarise": "summary", "summarize": "summary", "summary": "summary", "summaries": "summary",
     "summarising": "summary", "summarizing": "summary", "overview": "summary", "overviews": "summary",
-    "recap": "summary", "survey": "summary", "landscape": "summary", "trends": "new",
+    "recap": "summary", "survey": "summary", "landscape": "summary", "takeaways": "summary", "rundown": "summary",
+    "gist": "summary", "trends": "new",
     "compare": "compare", "comparing": "compare", "comparison": "compare", "contrast": "compare",
 }  # fmt: skip
 OVERVIEW_PAIRS = {
@@ -138,6 +141,7 @@ OVERVIEW_PAIRS = {
     ("main", "approaches"): "compare", ("different", "approaches"): "compare", ("various", "approaches"): "compare",
     ("key", "approaches"): "compare", ("main", "methods"): "compare", ("different", "methods"): "compare",
     ("main", "ideas"): "compare", ("main", "directions"): "compare",
+    ("key", "takeaways"): "summary", ("main", "takeaways"): "summary",
 }  # fmt: skip
 GENERIC_HEADS = frozenset(
     """attacks attack methods method approaches approach techniques technique algorithms algorithm frameworks framework
@@ -752,8 +756,12 @@ def intent_of(lows: list[str], words: list[str], names: list[str]) -> tuple[Inte
     used: set[int] = set()
     for cue in COUNT_CUES:
         for i in range(len(lows) - len(cue) + 1):
-            # a count of papers, not "how many queries does it take to …" (a fact a paper states)
-            if tuple(lows[i : i + len(cue)]) == cue and (cue == ("count",) or REQUEST_NOUNS & set(lows[i:])):
+            # a count of papers, not "how many queries does it take to …" (a fact a paper states): the papers are
+            # named after the cue, or its object is left out in a request that names them ("Which papers use X,
+            # and *how many* are there?", where "many" had been read as an alternative of X, which it replaced)
+            if tuple(lows[i : i + len(cue)]) == cue and (
+                cue == ("count",) or REQUEST_NOUNS & set(lows[i:]) or _elided(lows, i + len(cue))
+            ):
                 return "count", "", set(range(i, i + len(cue)))
     kind = ""
     for i in range(len(lows) - 1):
@@ -771,6 +779,19 @@ def intent_of(lows: list[str], words: list[str], names: list[str]) -> tuple[Inte
     if names and asks_fact:
         return "factoid", "", used
     return "set", "", used
+
+
+def _elided(lows: list[str], start: int) -> bool:
+    """Whether a count cue's object is left out and the question names the papers before it: from ``start`` to the
+    next punctuation, only stop-words, request words and :data:`COUNT_TAILS` ("how many *are there*", "how
+    many*?*", "how many *in total*")."""
+    rest = []
+    for w in lows[start:]:
+        if w and not w[0].isalnum():
+            break
+        rest.append(w)
+    said = STOPWORDS | REQUEST_WORDS | COUNT_TAILS
+    return bool(REQUEST_NOUNS & set(lows[:start])) and all(not w or w in said for w in rest)
 
 
 def given(toks: list[Tok]) -> set[int]:

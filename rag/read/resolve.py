@@ -625,8 +625,9 @@ def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
     alternative is topical or can: "Which papers use X *or something similar*?" asks for X ("similar" weighs 0.08
     beside pruning on the conference dev pool, and as an alternative had added the 215 papers stating it), as "X or
     similar methods" and "X or something comparable" do, however common X is in English ("adam"). A noun the user
-    offered stays, however common ("the *safety* or alignment of language models"); when no alternative names
-    anything ("explain or interpret"), all stay."""
+    offered stays, however common ("the *safety* or alignment of language models"), and so does a word whose papers
+    cohere (:func:`_coheres`: "*audio* or speech"); when no alternative names anything ("explain or interpret"), all
+    stay."""
     firsts = [f.alternatives[0] for f in facets]
     out = []
     for i, f in enumerate(facets):
@@ -635,7 +636,7 @@ def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
             continue
         weights = [topicality([*firsts[:i], alt, *firsts[i + 1 :]], lexicon)[i] for alt in f.alternatives]
         names = [any(nominal(t) >= 1.0 for t in tokens(alt.lower()) if t not in STOPWORDS) for alt in f.alternatives]
-        keep = [k for k, w in enumerate(weights) if w >= TOPICAL or names[k]]
+        keep = [k for k, w in enumerate(weights) if w >= TOPICAL or names[k] or _coheres(f.alternatives[k], lexicon)]
         if not keep or len(keep) == len(weights):  # (none names anything: all of them stay)
             out.append(f)
             continue
@@ -643,6 +644,15 @@ def _topical_alternatives(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
         out.append(replace(f, alternatives=tuple(f.alternatives[k] for k in keep),
                            spellings=tuple(groups[k] for k in keep) if f.spellings else ()))  # fmt: skip
     return out
+
+
+def _coheres(alternative: str, lexicon: Lexicon) -> bool:
+    """Whether the papers stating an alternative are :data:`COHESIVE` (measured over :data:`TIE_PAPERS` papers at
+    least): it names a topic of the corpus even where the dictionary knows no noun in it ("*audio* or speech": "audio"
+    is an adjective to it, 0.097; "similar" 0.013, "comparable" 0.019 and "relevant" 0.026 are spread over every
+    topic)."""
+    cohesion = lexicon.cohesion(alternative, least=TIE_PAPERS)
+    return cohesion is not None and cohesion >= COHESIVE
 
 
 def _facet_weights(facets: list[Facet], lexicon: Lexicon, asking: Set[int] = frozenset()) -> list[float]:

@@ -25,7 +25,8 @@ Checks and measures:
 - every request is answered: no exception, no HTTP error, no ``error`` field, an answer and a citation list;
 - isolation: each answer echoes its own question; its citations (number, paper, title, evidence) are exactly those
   the same question with the same history got when asked alone, one request at a time, before the load (the
-  reference answers); a follow-up's papers are a subset of the session's previous answer's;
+  reference answers); a follow-up's papers are a subset of the session's previous answer's, unless its answer says
+  it also found papers that answer did not list (read together with the question it narrows);
 - the latency of every request as the client sees it (queueing included), and the server's own compute time
   (the answer's ``latency_s``): p50, p95, max;
 - the server's RSS (VmRSS of its process tree, from /proc) every second: start, end, max, and the slope of a
@@ -50,10 +51,18 @@ from bench.harness import ROOT, command_line, load_average, log, write_report
 from bench.load_clients import CLIENT_TEXT, CLIENTS
 from bench.load_report import MAX_LISTED, LoadResult, print_summary, render_report
 from bench.load_server import RssSampler, Server, cpu_seconds, ingest_bundled, rss_mb, server_env
-from bench.load_sessions import CONVERSATIONS, CitationKey, Recorder, Session, check_isolation, reference_answers
+from bench.load_sessions import (
+    BEYOND,
+    CONVERSATIONS,
+    CitationKey,
+    Recorder,
+    Session,
+    check_isolation,
+    reference_answers,
+)
 
 # what tests/test_load.py uses, besides run_load
-__all__ = ["CONVERSATIONS", "LoadResult", "check_isolation", "main", "render_report", "run_load"]
+__all__ = ["BEYOND", "CONVERSATIONS", "LoadResult", "check_isolation", "main", "render_report", "run_load"]
 
 
 def run_load(

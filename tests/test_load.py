@@ -41,6 +41,9 @@ def test_isolation_check_catches_a_foreign_answer() -> None:
     problems = load.check_isolation(0, 1, q, result, other, mine, {"p-mine"})
     assert len(problems) == 2 and "asked alone" in problems[0] and "previous answer" in problems[1]
     assert "another question" in load.check_isolation(0, 0, "Which papers use X?", result, mine, mine, None)[0]
+    # a follow-up may cite papers the previous answer did not list when it says so
+    said = {**result, "answer": f"Of the 1 papers in the previous answer, none matches; 1 paper {load.BEYOND} does:"}
+    assert load.check_isolation(0, 1, q, said, other, other, {"p-mine"}) == []
 
 
 def test_two_replicas_on_one_chroma_server_answer_alike() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -25,7 +25,7 @@ from askpapers.rag.decide.membership import shipped as shipped_membership
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import Candidate, FusionRetriever, Query
 from askpapers.rag.settings import AnswerSettings
-from askpapers.rag.types import Answer, Citation, Hit, QueryPlan
+from askpapers.rag.types import Answer, Citation, Facet, Hit, QueryPlan
 from askpapers.vectorstore.text import content_stems, stems, tokens
 from askpapers.vectorstore.types import Filters, Paper
 
@@ -72,7 +72,7 @@ def preface(plan: QueryPlan) -> str:
 
 def reading(plan: QueryPlan, filters: Filters) -> str:
     """How the question was read: “A or B” **and** “C”, excluding “D” (ICML 2024, 2024, with code)."""
-    text = " **and** ".join(f"“{md(' or '.join(f.alternatives))}”" for f in plan.facets if not f.optional)
+    text = _named([f for f in plan.facets if not f.optional])
     optional = [a for f in plan.facets if f.optional for a in f.alternatives]
     if optional:
         text += " (those also on “" + md(" ".join(optional)) + "” first)"
@@ -86,6 +86,18 @@ def reading(plan: QueryPlan, filters: Filters) -> str:
 def showing(cited: int, total: int) -> str:
     """ " Showing 2 of 7 papers" when an answer lists fewer papers than match (the best-ranked first)."""
     return f" Showing {cited} of {total} papers" if cited < total else ""
+
+
+def _named(facets: Sequence[Facet]) -> str:
+    """Facets as the answer names them: “A or B” **and** “C”."""
+    return " **and** ".join(f"“{md(' or '.join(f.alternatives))}”" for f in facets)
+
+
+def _followed_by(found: MatchList, beyond: MatchList) -> MatchList:
+    """A follow-up's papers among the previous answer's, then those beyond it (:meth:`ExtractiveAnswerer._beyond`)."""
+    if not beyond:
+        return found
+    return MatchList([*found, *beyond], [*found.unread, *beyond.unread], beyond.beyond)
 
 
 def _items(cites: list[Citation]) -> list[str]:
@@ -140,10 +152,13 @@ class ExtractiveAnswerer(Answerer):
                 tried: list[Match] | None = [] if near is not None else None
                 together = replace(plan, facets=[*request.context, *plan.facets])
                 found = self.matcher.match(together, filters, within, tried, page=request.k or 0)
+                beyond = self._beyond(together, filters, within, request.k or 0)
                 if found and found[0].strict:
                     if near is not None and tried:
                         near += tried
-                    return found
+                    return _followed_by(found, beyond)
+                if beyond:  # none of the previous papers, but papers it did not list meet both read together
+                    return beyond
             # (a large set's page is filled from the papers read: as many as it lists, at least PAGE_READ)
             return self.matcher.match(plan, filters, within, near, page=request.k or 0)
         if within is None:
@@ -153,6 +168,19 @@ class ExtractiveAnswerer(Answerer):
         kept = self.matcher.without_excluded(plan, papers, filters)
         terms = content_stems(request.previous_question)
         return MatchList([Match(p, 0.0, s, False, 0.0, [s]) for p in kept for s in [best_sentence(p.abstract, terms)]])
+
+    def _beyond(self, together: QueryPlan, filters: Filters, within: list[str], page: int) -> MatchList:
+        """The papers outside the previous answer that meet a follow-up read together with what that answer was
+        found for, as the one question would find them ("Which papers use diffusion models?", then "Which of those
+        are about robots?": beside "robots", "diffusion policies" meets "diffusion models", as it does in "diffusion
+        models for robots", though alone it did not). Only a strict reading counts: every facet met."""
+        wider = self.matcher.match(together, filters, None, page=page)
+        if not wider or not wider[0].strict:
+            return MatchList()
+        previous = set(within)
+        kept = [m for m in wider if m.paper.paper_id not in previous]
+        unread = [pid for pid in wider.unread if pid not in previous]
+        return MatchList(kept, unread, beyond=[*(m.paper.paper_id for m in kept), *unread])
 
     def answer_list(self, request: Request, filters: Filters) -> Answer:
         plan, within = request.plan, request.within
@@ -178,17 +206,29 @@ class ExtractiveAnswerer(Answerer):
             text = self.overview(plan, cites, [len(g) for g in groups], matches.total, shown)
         else:
             relaxed = not any(m.strict for m in matches)
-            text = "\n".join([self.head(plan, matches.total, len(cut), shown, within, relaxed), "", *_items(cites)])
+            head = self.head(plan, matches.total, len(cut), shown, within, relaxed, matches.outside, request.context)
+            text = "\n".join([head, "", *_items(cites)])
         return Answer(question=plan.text, text=preface(plan) + text, citations=cites, found=True, kind="list",
                       total=matches.total, plan=plan.to_dict(), matched_ids=matches.ids)  # fmt: skip
 
     def head(
-        self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None, relaxed: bool = False
-    ) -> str:
+        self, plan: QueryPlan, total: int, cited: int, shown: str, within: list[str] | None, relaxed: bool = False,
+        outside: int = 0, context: Sequence[Facet] = (),
+    ) -> str:  # fmt: skip
         """The answer's first line: what was found, and "Showing 2 of 7 papers" when it lists fewer. ``relaxed``:
-        no paper meets every part of the question as read, and these are the ones that come closest."""
+        no paper meets every part of the question as read, and these are the ones that come closest. ``outside``: of
+        a follow-up's papers, those the previous answer did not list, that meet it read together with ``context``
+        (the facets that answer was found for); they are listed last."""
         noun = "paper" if total == 1 else "papers"
         verb = "matches" if total == 1 else "match"
+        if within is not None and outside and not relaxed:
+            inside = total - outside
+            head = f"Of the {len(within)} papers in the previous answer, " + (
+                f"{inside} {'matches' if inside == 1 else 'match'} {shown}" if inside else f"none matches {shown}"
+            )
+            also = "one paper it did not list matches" if outside == 1 else f"{outside} papers it did not list match"
+            head += f"; read together with {_named(context)}, {also}" + (" too (listed last)" if inside else "")
+            return head + (f".{showing(cited, total)}:" if cited < total else ":")
         if relaxed and plan.facets:
             head = f"No paper meets all of {shown}; {'this one comes' if total == 1 else f'these {total} come'} closest"
             if within is not None:

@@ -11,7 +11,9 @@ and the history; it never calls back into the facade.
 A follow-up is read together with the questions it narrows (:func:`context_of`): "Which papers use diffusion
 models?" then "Which of those are about generating images?" is matched as both facets at once within the previous
 answer, so the two turns find what the one question "diffusion models for generating images" finds among those
-papers (a facet beside another may be met by similarity, a lone one only by a stated spelling).
+papers (a facet beside another may be met by similarity, a lone one only by a stated spelling); the papers beyond the
+previous answer that this reading meets are listed after them, and the answer says so
+(:meth:`~rag.answerers.extractive.ExtractiveAnswerer.matches`).
 """
 
 from __future__ import annotations

@@ -119,8 +119,10 @@ class LLMAnswerer(Answerer):
         kept = [m for m in matches if m.paper.paper_id not in verdict.no]
         added = [replace(m, evidence=verdict.yes[m.paper.paper_id], sentences=[verdict.yes[m.paper.paper_id]])
                  for m in close if m.paper.paper_id in verdict.yes]  # fmt: skip
-        judged = MatchList(sorted([*kept, *added], key=lambda m: (-m.probability, -m.score, m.paper.title)),
-                           matches.unread)  # fmt: skip
+        beyond = matches.beyond  # (a follow-up's papers the previous answer did not list stay after the others)
+        order = sorted([*kept, *added], key=lambda m: (m.paper.paper_id in beyond, -m.probability, -m.score,
+                                                       m.paper.title))  # fmt: skip
+        judged = MatchList(order, matches.unread, beyond)
         notes = [
             f"The model judged {len(weak) + len(close)} borderline papers: {len(added)} added, "
             f"{len(matches) - len(kept)} removed (each “yes” checked against a verbatim quote)."
@@ -143,7 +145,7 @@ class LLMAnswerer(Answerer):
             return
         cut = matches[: request.k or self.rule.max_list]
         context = [ContextPaper(n, m.paper, m.score) for n, m in enumerate(cut, 1)]
-        head = self._head(request, matches.total, len(cut))
+        head = self._head(request, matches, len(cut))
         yield head
         english = request.plan.searched if LATIN.search(request.plan.searched) else request.plan.topic
         try:
@@ -163,10 +165,11 @@ class LLMAnswerer(Answerer):
             yield tail  # (so the streamed text is the whole answer)
         yield answer
 
-    def _head(self, request: Request, total: int, shown: int) -> str:
+    def _head(self, request: Request, matches: MatchList, shown: int) -> str:
         filters = request.plan.filters.merged(request.filters)
         read = reading(request.plan, filters) if request.plan.facets else "your question"
-        head = self.fallback.head(request.plan, total, shown, read, request.within)
+        head = self.fallback.head(request.plan, matches.total, shown, read, request.within, False, matches.outside,
+                                  request.context)  # fmt: skip
         return preface(request.plan) + head.rstrip(":") + ".\n\n"
 
     @staticmethod

@@ -11,7 +11,7 @@ may meet a facet (its pool) are found by :class:`rag.decide.pools.FacetPools`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from askpapers.rag.decide.acronyms import spellings
@@ -103,11 +103,20 @@ class Match:
 class MatchList(list[Match]):
     """The papers in a plan's answer set, best first, as read and checked one by one; with ``unread``, the ids of
     more papers in the set that the index showed to state every facet, counted but not read (a large set:
-    :data:`LARGE_SET`). They rank below the papers read."""
+    :data:`LARGE_SET`). They rank below the papers read. A follow-up's set may hold papers the previous answer did
+    not list (``beyond``: their ids; see :meth:`~rag.answerers.extractive.ExtractiveAnswerer.matches`)."""
 
-    def __init__(self, matches: Sequence[Match] = (), unread: Sequence[str] = ()) -> None:
+    def __init__(
+        self, matches: Sequence[Match] = (), unread: Sequence[str] = (), beyond: Iterable[str] = ()
+    ) -> None:  # fmt: skip
         super().__init__(matches)
         self.unread = list(unread)
+        self.beyond = frozenset(beyond)
+
+    @property
+    def outside(self) -> int:
+        """How many papers of the set the previous answer did not list (0 but for a follow-up)."""
+        return sum(pid in self.beyond for pid in self.ids)
 
     @property
     def total(self) -> int:

@@ -106,18 +106,24 @@ def resolve(
             if len(group) == 1 and group[0].linked:
                 linked.add(len(facets))
             facets.append(build([_lone_relation(u, lexicon, request) for u in group], lexicon))
-    # a leftover single word found in most papers ("learning", "model") narrows nothing: it only ranks; nor does a
-    # lone letter ("*Q*: which papers use X?", "*b*) X"), however many papers use it as a symbol
-    facets = [replace(f, optional=True) if (_generic(f, lexicon) or _letter(f)) and len(facets) > 1 else f
-              for f in facets]  # fmt: skip
-    if facets and all(f.optional for f in facets):  # one facet must hold: the rarest
-        rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
-        facets[rarest] = replace(facets[rarest], optional=False)
+    facets = ranking_only(facets, lexicon)
     if weigh:
         slotted = {i for i, f in enumerate(facets) if slot and any(slot in a.lower().split() for a in f.alternatives)}
         # (the object runs on through a link: "research in *the theory of pruning*", "papers on *X in Y*")
         slotted |= {i + 1 for i in slotted & linked if i + 1 < len(facets)}
         facets = _weigh(facets, lexicon, [*cut_from, *led] if request else None, cut_from, slotted, asking, verbs)
+    return facets
+
+
+def ranking_only(facets: list[Facet], lexicon: Lexicon) -> list[Facet]:
+    """The facets, those that only rank beside others made optional: a leftover single word found in most papers
+    ("learning", "model") narrows nothing; nor does a lone letter ("*Q*: which papers use X?", "*b*) X"), however many
+    papers use it as a symbol. One facet must hold: when all would only rank, the rarest gates."""
+    facets = [replace(f, optional=True) if (_generic(f, lexicon) or _letter(f)) and len(facets) > 1 else f
+              for f in facets]  # fmt: skip
+    if facets and all(f.optional for f in facets):
+        rarest = min(range(len(facets)), key=lambda i: lexicon.phrase_df(facets[i].alternatives[0]))
+        facets[rarest] = replace(facets[rarest], optional=False)
     return facets
 
 

@@ -19,10 +19,11 @@ FILLER = [
 ]
 PAPERS = [
     ("d0", "Diffusion models generate images by reversing a gradual noising process."),
-    ("d1", "Diffusion models for robot manipulation learn visuomotor policies from demonstrations."),
+    ("d1", "Diffusion models for robot manipulation: learning visuomotor policies from demonstrations."),
     ("d2", "We model robot grasping as a diffusion process over gripper poses."),  # the words, not the phrase
     ("d3", "Diffusion models for protein design sample backbones that fold as intended."),
     ("d4", "Guidance steers diffusion models towards a text prompt at sampling time."),
+    ("d5", "Learning how rumours spread, with a model of diffusion over a social graph."),  # the words, not the phrase
     ("r0", "A robot arm learns to fold towels from human demonstrations."),
     ("r1", "Legged robots learn to walk over rough terrain with reinforcement learning."),
     ("o0", "Convex optimisation with momentum converges faster on smooth objectives."),
@@ -92,3 +93,14 @@ def test_papers_that_miss_a_facet_read_together_are_not_added(app: Any) -> None:
                   mode="extractive")  # fmt: skip
     assert two.paper_ids == ["d1"], two.text
     assert "did not list" not in two.text
+
+
+def test_a_word_found_in_most_papers_reads_no_papers_beyond_the_previous_answer(app: Any) -> None:
+    """Beside "diffusion models", "learning" (in 3 of the 11 papers, over a quarter) only ranks, as in the one
+    question "diffusion models for learning": no paper beyond the previous answer is added for it, though d5 holds
+    both words."""
+    first = app.ask(FIRST, mode="extractive")
+    assert "d5" not in first.paper_ids
+    two = app.ask("Which of those are about learning?", _history((FIRST, first), carry_ids=True), mode="extractive")
+    assert "d5" not in two.paper_ids and "did not list" not in two.text, two.text
+    assert set(two.paper_ids) <= set(first.paper_ids), two.text

@@ -17,7 +17,7 @@ __all__ = ["ANSWERERS", "Answerer", "ExtractiveAnswerer", "LLMAnswerer", "Reques
 
 def answerers(index: Index, retriever: FusionRetriever, settings: Settings, lexicon: Lexicon) -> dict[str, Answerer]:
     """One answerer of each kind, by name; the LLM answerer falls back to the extractive one."""
-    extractive = ExtractiveAnswerer(index, retriever, settings.answer)
+    extractive = ExtractiveAnswerer(index, retriever, settings.answer, lexicon)
     return {
         ExtractiveAnswerer.name: extractive,
         LLMAnswerer.name: LLMAnswerer(index, retriever, settings.llm, settings.answer, extractive, lexicon),

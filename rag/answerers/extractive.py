@@ -22,6 +22,8 @@ from askpapers.rag.answerers.groups import cluster, group_count, names
 from askpapers.rag.decide.evidence import best_sentence
 from askpapers.rag.decide.match import FacetMatcher, Match, MatchList, passes
 from askpapers.rag.decide.membership import shipped as shipped_membership
+from askpapers.rag.read.lexicon import Lexicon
+from askpapers.rag.read.resolve import ranking_only
 from askpapers.rag.retrieve.index import Index
 from askpapers.rag.retrieve.retrieval import Candidate, FusionRetriever, Query
 from askpapers.rag.settings import AnswerSettings
@@ -109,10 +111,13 @@ class ExtractiveAnswerer(Answerer):
 
     name = "extractive"
 
-    def __init__(self, index: Index, retriever: FusionRetriever, rule: AnswerSettings) -> None:
+    def __init__(
+        self, index: Index, retriever: FusionRetriever, rule: AnswerSettings, lexicon: Lexicon | None = None
+    ) -> None:  # fmt: skip
         self.index = index
         self.retriever = retriever
         self.rule = rule
+        self.lexicon = lexicon  # (to read a follow-up with the question it narrows as one question would be read)
         self.matcher = FacetMatcher(index, rule, retriever, shipped_membership())
 
     def stream(self, request: Request) -> Iterator[str | Answer]:
@@ -173,7 +178,11 @@ class ExtractiveAnswerer(Answerer):
         """The papers outside the previous answer that meet a follow-up read together with what that answer was
         found for, as the one question would find them ("Which papers use diffusion models?", then "Which of those
         are about robots?": beside "robots", "diffusion policies" meets "diffusion models", as it does in "diffusion
-        models for robots", though alone it did not). Only a strict reading counts: every facet met."""
+        models for robots", though alone it did not). Only a strict reading counts: every facet met, as the one
+        question would read them (a word found in most papers beside another facet only ranks: after "Which papers use
+        non-convex optimization?", "Which of those are about learning?" finds no more)."""
+        if self.lexicon is not None:
+            together = replace(together, facets=ranking_only(together.facets, self.lexicon))
         wider = self.matcher.match(together, filters, None, page=page)
         if not wider or not wider[0].strict:
             return MatchList()

@@ -104,3 +104,16 @@ def test_a_word_found_in_most_papers_reads_no_papers_beyond_the_previous_answer(
     two = app.ask("Which of those are about learning?", _history((FIRST, first), carry_ids=True), mode="extractive")
     assert "d5" not in two.paper_ids and "did not list" not in two.text, two.text
     assert set(two.paper_ids) <= set(first.paper_ids), two.text
+
+
+def test_a_word_found_in_most_papers_asked_first_only_ranks_beside_the_follow_up(app: Any) -> None:
+    """After "Which papers use learning?", "Which of those are about diffusion models?" reads as the one question
+    "learning for diffusion models" does: "learning" only ranks and "diffusion models" is the topic, met as it is
+    alone (stated); d5, which holds "learning" and the words "model" and "diffusion" in one sentence, is no match."""
+    first_q = "Which papers use learning?"
+    first = app.ask(first_q, mode="extractive")
+    assert {"d1", "d5"} <= set(first.paper_ids), first.text
+    two = app.ask("Which of those are about diffusion models?", _history((first_q, first), carry_ids=True),
+                  mode="extractive")  # fmt: skip
+    assert two.paper_ids == ["d1"], two.text
+    assert "did not list" not in two.text  # (the papers beyond it would not be about learning)

@@ -155,9 +155,10 @@ class ExtractiveAnswerer(Answerer):
                 # read with what the previous papers were found for; kept when some paper meets it all (a relaxed
                 # reading could drop the new facet and keep the whole previous set)
                 tried: list[Match] | None = [] if near is not None else None
-                together = replace(plan, facets=[*request.context, *plan.facets])
+                together = replace(plan, facets=[*self._beside(request.context, plan.facets), *plan.facets])
                 found = self.matcher.match(together, filters, within, tried, page=request.k or 0)
-                beyond = self._beyond(together, filters, within, request.k or 0)
+                beyond = self._beyond(replace(plan, facets=[*request.context, *plan.facets]), filters, within,
+                                      request.k or 0)  # fmt: skip
                 if found and found[0].strict:
                     if near is not None and tried:
                         near += tried
@@ -174,15 +175,26 @@ class ExtractiveAnswerer(Answerer):
         terms = content_stems(request.previous_question)
         return MatchList([Match(p, 0.0, s, False, 0.0, [s]) for p in kept for s in [best_sentence(p.abstract, terms)]])
 
+    def _beside(self, context: list[Facet], asked: list[Facet]) -> list[Facet]:
+        """The facets the previous answer was found for, as they read beside a follow-up's own (``asked``, which stay
+        as asked): one that is a word found in most papers only ranks, as in one question ("Which papers use
+        learning?", then "Which of those are about non-convex optimization?" finds what "learning for non-convex
+        optimization" finds: the papers that state non-convex optimization)."""
+        if self.lexicon is None or not context:
+            return context
+        return ranking_only([*context, *asked], self.lexicon)[: len(context)]
+
     def _beyond(self, together: QueryPlan, filters: Filters, within: list[str], page: int) -> MatchList:
         """The papers outside the previous answer that meet a follow-up read together with what that answer was
         found for, as the one question would find them ("Which papers use diffusion models?", then "Which of those
         are about robots?": beside "robots", "diffusion policies" meets "diffusion models", as it does in "diffusion
-        models for robots", though alone it did not). Only a strict reading counts: every facet met, as the one
-        question would read them (a word found in most papers beside another facet only ranks: after "Which papers use
-        non-convex optimization?", "Which of those are about learning?" finds no more)."""
-        if self.lexicon is not None:
-            together = replace(together, facets=ranking_only(together.facets, self.lexicon))
+        models for robots", though alone it did not). Only a strict reading counts: every facet met. None when a
+        facet, read as one question would read it, only ranks (a word found in most papers beside another facet): a
+        paper beyond the previous answer must meet what it was found for, and the follow-up's own facet must narrow
+        ("Which papers use non-convex optimization?", then "Which of those are about learning?", finds no more)."""
+        required = [f for f in together.facets if not f.optional]
+        if self.lexicon is not None and any(f.optional for f in ranking_only(required, self.lexicon)):
+            return MatchList()
         wider = self.matcher.match(together, filters, None, page=page)
         if not wider or not wider[0].strict:
             return MatchList()

@@ -224,10 +224,11 @@ class LexicalIndex:
         self._bm25: tuple[tuple[int, str, str], bm25.Reader] | None = None  # (index revision, its postings' reader)
 
     def _conn(self) -> sqlite3.Connection | None:
-        if not self.path.exists():
+        try:  # (one stat: whether the file is there, and whether it is still the one this thread opened)
+            ino = self.path.stat().st_ino
+        except FileNotFoundError:
             return None
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        ino = self.path.stat().st_ino
         if conn is None or getattr(self._local, "ino", None) != ino:
             conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
             self._local.conn, self._local.ino = conn, ino

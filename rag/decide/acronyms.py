@@ -3,9 +3,22 @@ the other spellings the matcher (:mod:`rag.decide.match`) finds a facet by."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from askpapers.rag.read.cues import is_acronym
 from askpapers.rag.read.lexicon import english_words
 from askpapers.vectorstore.text import acronym_definitions, stems
+
+# a long form the text defines, its acronym, the long form's stems and the acronym's (joined)
+Defined = tuple[str, str, tuple[str, ...], str]
+
+
+@lru_cache(maxsize=8192)
+def _defined(text: str) -> tuple[Defined, ...]:
+    """The (long form, acronym) pairs a text defines (:func:`~vectorstore.text.acronym_definitions`), with their
+    stems. (Kept per text: each facet of a question reads the same candidates' texts, and questions share papers;
+    reading them took a tenth of a warm extractive answer.)"""
+    return tuple((long, acro, tuple(stems(long)), " ".join(stems(acro))) for long, acro in acronym_definitions(text))
 
 
 def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]:
@@ -16,8 +29,7 @@ def spellings(alternatives: list[str], texts: list[str]) -> dict[str, list[str]]
     defs: dict[str, set[str]] = {}
     kinds: dict[str, set[str]] = {}
     for text in texts:
-        for long, acro in acronym_definitions(text):
-            key_long, key_acro = stems(long), " ".join(stems(acro))
+        for long, acro, key_long, key_acro in _defined(text):
             defs.setdefault(" ".join(key_long), set()).add(acro)
             defs.setdefault(key_acro, set()).add(long)
             for i in range(len(key_long) - 1 if len(key_long) > 2 else 0):
@@ -58,9 +70,9 @@ def short_acronyms(alternatives: list[str], texts: list[str]) -> dict[str, list[
     where the corpus defines it as this alternative (:meth:`~rag.decide.pools.FacetPools.short_forms`)."""
     defs: dict[str, set[str]] = {}
     for text in texts:
-        for long, acro in acronym_definitions(text):
+        for _, acro, key_long, _ in _defined(text):
             if short := short_acronym(acro):
-                defs.setdefault(" ".join(stems(long)), set()).add(short)
+                defs.setdefault(" ".join(key_long), set()).add(short)
     out: dict[str, list[str]] = {}
     for alt in alternatives:
         key = stems(alt)
@@ -73,8 +85,7 @@ def definitions_of(acronym: str, texts: list[str]) -> list[str]:
     """What the texts define a two-letter acronym as (each long form's stems, once per text)."""
     out: list[str] = []
     for text in texts:
-        defined = acronym_definitions(text)
-        out += sorted({" ".join(stems(long)) for long, acro in defined if short_acronym(acro) == acronym})
+        out += sorted({" ".join(key) for _, acro, key, _ in _defined(text) if short_acronym(acro) == acronym})
     return out
 
 
@@ -94,8 +105,8 @@ def long_forms(acronyms: list[str], texts: list[str]) -> tuple[list[str], dict[s
     written: dict[str, str] = {}
     for text in texts:
         seen = set()
-        for long, acro in acronym_definitions(text):
-            key, key_acro = " ".join(stems(long)), " ".join(stems(acro))
+        for long, acro, key_long, key_acro in _defined(text):
+            key = " ".join(key_long)
             if key_acro in keys and key not in keys and is_acronym(acro):
                 seen.add(key)
                 shown.setdefault(key, long.lower())

@@ -117,3 +117,38 @@ def test_a_word_found_in_most_papers_asked_first_only_ranks_beside_the_follow_up
                   mode="extractive")  # fmt: skip
     assert two.paper_ids == ["d1"], two.text
     assert "did not list" not in two.text  # (the papers beyond it would not be about learning)
+
+
+def test_in_llm_mode_too_the_papers_beyond_the_previous_answer_come_last_and_are_named(
+    tmp_path: Path, embedder: Any
+) -> None:
+    """The LLM answerer draws on the same set, through its judge (which re-sorts what it keeps): the previous
+    answer's papers first, then the one beyond it, and the head says so. Against a real OpenAI-compatible HTTP
+    server on 127.0.0.1 (tests/fake_openai.py)."""
+    from askpapers.rag.api import AskPapers
+    from askpapers.rag.retrieve.memory_index import MemoryIndex
+    from askpapers.rag.settings import LLMSettings, RetrievalSettings, Settings
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    path = tmp_path / "papers.jsonl"
+    rows = [{"id": i, "abstract": f"{s} {FILLER[k % 3]} {FILLER[(k + 1) % 3]}"} for k, (i, s) in enumerate(PAPERS)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    fake = FakeOpenAI().start()
+    try:
+        fake.quiet_steps()
+        fake.on("answer", Reply("One learns robot policies with diffusion models [1]; one models grasping so [2]."))
+        llm = LLMSettings(api_key="sk-test-0123456789", base_url=fake.url, model="test-model", timeout=5.0)
+        store = make_settings(tmp_path / "store").store
+        settings = Settings(store=store, retrieval=RetrievalSettings(), llm=llm)
+        app = AskPapers(settings, warm=False, index=MemoryIndex.from_files([path], embedder))
+        first = app.ask(FIRST, mode="extractive")
+        history = _history((FIRST, first), carry_ids=True)
+        two = app.ask("Which of those are about robots?", history, mode="llm")
+    finally:
+        fake.stop()
+    assert two.mode == "llm" and fake.of("judge"), two.text  # (the judge saw the weak match, d2, and said nothing)
+    assert [c.paper_id for c in two.citations] == ["d1", "d2"], two.text
+    assert two.text.startswith(
+        f"Of the {len(first.paper_ids)} papers in the previous answer, 1 matches “robots”; read together with "
+        "“diffusion models”, one paper it did not list matches too (listed last)."
+    ), two.text

@@ -168,7 +168,8 @@ class LLMAnswerer(Answerer):
     def _head(self, request: Request, matches: MatchList, shown: int) -> str:
         filters = request.plan.filters.merged(request.filters)
         read = reading(request.plan, filters) if request.plan.facets else "your question"
-        head = self.fallback.head(request.plan, matches.total, shown, read, request.within, False, matches.outside,
+        relaxed = not any(m.strict for m in matches)  # (none meets every part: the closest, and it says so)
+        head = self.fallback.head(request.plan, matches.total, shown, read, request.within, relaxed, matches.outside,
                                   request.context)  # fmt: skip
         return preface(request.plan) + head.rstrip(":") + ".\n\n"
 

@@ -69,6 +69,9 @@ def test_a_follow_up_also_finds_what_the_one_question_finds_beyond_the_previous_
         f"Of the {len(first.paper_ids)} papers in the previous answer, 1 matches “robots”; read together with "
         "“diffusion models”, one paper it did not list matches too (listed last):"
     ), two.text
+    from bench.load_sessions import BEYOND  # (the load test's isolation check reads the answer by these words)
+
+    assert BEYOND in two.text
     # a third turn narrows the two turns' papers, all of them
     history = _history((FIRST, first), ("Which of those are about robots?", two), carry_ids=carry_ids)
     three = app.ask("Which of those are about grasping?", history, mode="extractive")
